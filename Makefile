@@ -1,0 +1,39 @@
+# Two commands: `make run` serves the site, `make test` checks it.
+# Both create the virtual environment in .venv on first use.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 8000
+export HOST PORT
+
+.PHONY: run test lint migrate browsers bench clean
+
+$(STAMP): pyproject.toml constraints.txt
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	@touch $@
+
+migrate: $(STAMP)
+	$(BIN)/python -m app.manage migrate
+
+run: migrate
+	@echo "Tablero is at http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --proxy-headers
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,10 @@
+import os
+
+from hypothesis import HealthCheck, settings
+
+# Random playouts vary in length; a per-example deadline would only make them flaky.
+settings.register_profile(
+    "default", deadline=None, max_examples=60, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("thorough", deadline=None, max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
