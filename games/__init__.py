@@ -31,7 +31,9 @@ __all__ = [
 ]
 
 _ENGINES: dict[str, str] = {
+    "bashni": "games.bashni",
     "morris": "games.morris",
+    "bilsang": "games.bilsang",
 }
 
 
