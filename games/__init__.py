@@ -33,6 +33,7 @@ __all__ = [
 _ENGINES: dict[str, str] = {
     "bashni": "games.bashni",
     "morris": "games.morris",
+    "bobail": "games.bobail",
     "bilsang": "games.bilsang",
 }
 
