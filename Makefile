@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export HOST PORT
 
-.PHONY: run test lint migrate browsers bench clean
+.PHONY: run test lint migrate bench clean messages
 
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ migrate: $(STAMP)
 
 run: migrate
 	@echo "Tablero is at http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --proxy-headers
+	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) --proxy-headers
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -37,3 +37,8 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+# Re-extract translatable texts and merge them into the Spanish catalogue.
+messages: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ --no-location --omit-header -o /tmp/tablero.pot .
+	$(BIN)/pybabel update -i /tmp/tablero.pot -o app/translations/es.po -l es --no-location

@@ -1,0 +1,1 @@
+"""The Tablero web application (FastAPI). It talks to games only through ``games``."""

@@ -1,0 +1,42 @@
+"""Settings read once from the environment."""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATABASE_URL = f"sqlite:///{ROOT / 'data' / 'tablero.db'}"
+
+
+def _flag(name: str, default: bool = False) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str = DEFAULT_DATABASE_URL
+    #: Signs the private "continue on another device" links. A random key per start
+    #: is fine for one process; several processes must share one (set SECRET_KEY).
+    secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    #: Mark cookies Secure; turn on when the site is served over HTTPS.
+    secure_cookies: bool = False
+    #: Seconds a browser waits before reconnecting a dropped event stream.
+    sse_retry_ms: int = 2000
+    #: Seconds between keep-alive comments on idle event streams.
+    sse_ping_seconds: float = 15.0
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        kwargs: dict[str, object] = {
+            "database_url": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
+            "secure_cookies": _flag("SECURE_COOKIES"),
+        }
+        if os.environ.get("SECRET_KEY"):
+            kwargs["secret_key"] = os.environ["SECRET_KEY"]
+        return cls(**kwargs)  # type: ignore[arg-type]

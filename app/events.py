@@ -1,0 +1,54 @@
+"""Publish/subscribe of "match changed" events.
+
+A change is just (match id, version): subscribers re-read the match, so a
+missed event costs nothing but a refetch. This in-process broker serves one
+process; ``app.pg_events`` carries the same events between processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections import defaultdict
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+
+class Broker:
+    def __init__(self) -> None:
+        # Each subscriber: its event loop, its queue, and whether it watches unseated.
+        self._subscribers: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int], bool]]] = (
+            defaultdict(set)
+        )
+        self._lock = threading.Lock()
+
+    def publish(self, match_id: str, version: int) -> None:
+        """Tell every subscriber of ``match_id``; safe to call from any thread."""
+        with self._lock:
+            targets = list(self._subscribers.get(match_id, ()))
+        for loop, queue, _spectator in targets:
+            # RuntimeError: that subscriber's loop is already closed.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(queue.put_nowait, version)
+
+    def spectators(self, match_id: str) -> int:
+        """Open event streams on ``match_id`` from browsers without a seat in it."""
+        with self._lock:
+            return sum(1 for entry in self._subscribers.get(match_id, ()) if entry[2])
+
+    @asynccontextmanager
+    async def subscribe(self, match_id: str, spectator: bool = False) -> AsyncIterator[asyncio.Queue[int]]:
+        queue: asyncio.Queue[int] = asyncio.Queue()
+        entry = (asyncio.get_running_loop(), queue, spectator)
+        with self._lock:
+            self._subscribers[match_id].add(entry)
+        try:
+            yield queue
+        finally:
+            with self._lock:
+                subscribers = self._subscribers.get(match_id)
+                if subscribers is not None:
+                    subscribers.discard(entry)
+                    if not subscribers:
+                        del self._subscribers[match_id]

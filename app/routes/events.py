@@ -1,0 +1,61 @@
+"""Server-Sent Events: every change of a match, with its version as the event id."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+from starlette.concurrency import run_in_threadpool
+
+from app.services.matches import MatchService, seat_of
+from app.web import viewer_hash
+
+router = APIRouter(tags=["events"])
+
+
+def _event(version: int, ply: int, status: str) -> str:
+    data = json.dumps({"version": version, "ply": ply, "status": status})
+    return f"id: {version}\nevent: changed\ndata: {data}\n\n"
+
+
+@router.get("/matches/{match_id}/events", response_class=StreamingResponse)
+async def match_events(request: Request, match_id: str) -> StreamingResponse:
+    """A ``text/event-stream`` of the match's changes; ``Last-Event-ID`` resumes."""
+    matches: MatchService = request.app.state.matches
+    match = await run_in_threadpool(matches.get, match_id)
+    spectator = seat_of(match, viewer_hash(request)) is None
+    try:
+        seen = int(request.headers.get("last-event-id", "0"))
+    except ValueError:
+        seen = 0
+    settings = request.app.state.settings
+    broker = request.app.state.broker
+
+    async def stream() -> AsyncIterator[str]:
+        nonlocal seen
+        async with broker.subscribe(match_id, spectator=spectator) as queue:
+            yield f"retry: {settings.sse_retry_ms}\n\n"
+            current = await run_in_threadpool(matches.get, match_id)
+            if current.version > seen:
+                # Caught up on (re)connection: one event stands for all that was missed.
+                seen = current.version
+                yield _event(current.version, current.ply, current.status)
+            while True:
+                try:
+                    version = await asyncio.wait_for(queue.get(), timeout=settings.sse_ping_seconds)
+                except TimeoutError:
+                    if await request.is_disconnected():
+                        return
+                    yield ": keep-alive\n\n"
+                    continue
+                if version <= seen:
+                    continue
+                current = await run_in_threadpool(matches.get, match_id)
+                seen = max(version, current.version)
+                yield _event(current.version, current.ply, current.status)
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

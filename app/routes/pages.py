@@ -1,0 +1,247 @@
+"""HTML pages: lobby, rules, match page and its live partial, language switch."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from sqlalchemy import text
+
+import games
+from app import boards, i18n
+from app.config import ROOT
+from app.models import Match
+from app.services.clicks import follow
+from app.services.errors import NotFound, ServiceError
+from app.services.matches import MatchService, history, seat_of
+from app.services.tokens import continue_code
+from app.texts import N_
+from app.web import ensure_player, is_htmx, page_context, settings, templates, viewer_hash
+
+router = APIRouter(include_in_schema=False)
+
+GAME_BLURBS = {
+    "bashni": N_("Column draughts: captured pieces are not removed but stacked under the capturer."),
+    "morris": N_("The old mill game: place nine pieces, slide them, close lines of three to remove."),
+    "bobail": N_("Push the shared Neutron onto your own home row, moving it and then one of yours."),
+    "bilsang": N_("Twenty shared buoys on an endless sea; move them in pairs and never break the group."),
+}
+
+
+def service(request: Request) -> MatchService:
+    return request.app.state.matches
+
+
+def _safe_next(target: str | None) -> str:
+    # Only same-site paths: an open redirect would let other sites borrow our name.
+    if not target or not target.startswith("/") or target.startswith("//"):
+        return "/"
+    return target
+
+
+@router.get("/healthz")
+def healthz(request: Request) -> Response:
+    try:
+        with request.app.state.sessions() as db:
+            db.execute(text("SELECT 1"))
+    except Exception as exc:
+        return Response(f"database unreachable: {type(exc).__name__}", status_code=503)
+    return Response("ok", media_type="text/plain")
+
+
+@router.get("/", response_class=HTMLResponse)
+def lobby(request: Request) -> Response:
+    lists = service(request).lobby()
+    return templates.TemplateResponse(
+        request,
+        "lobby.html",
+        page_context(request, games=games.all(), blurbs=GAME_BLURBS, lists=lists, mine=viewer_hash(request)),
+    )
+
+
+@router.get("/rules/{game_name}", response_class=HTMLResponse)
+def rules(request: Request, game_name: str) -> Response:
+    try:
+        game = games.get(game_name)
+    except games.UnknownGame:
+        raise NotFound(f"there is no game {game_name!r}") from None
+    context = page_context(request, game=game)
+    body = ROOT / "templates" / "rules" / f"{game.name}.{context['lang']}.html"
+    if not body.exists():
+        body = ROOT / "templates" / "rules" / f"{game.name}.en.html"
+    context["body_template"] = f"rules/{body.name}" if body.exists() else None
+    return templates.TemplateResponse(request, "rules.html", context)
+
+
+@router.get("/lang/{lang}")
+def switch_language(
+    request: Request, lang: str, target: Annotated[str | None, Query(alias="next")] = None
+) -> Response:
+    response = RedirectResponse(_safe_next(target), status_code=303)
+    if lang in i18n.LANGUAGES:
+        response.set_cookie(i18n.LANG_COOKIE, lang, max_age=400 * 24 * 3600, samesite="lax")
+    return response
+
+
+@router.post("/matches")
+def create_match(
+    request: Request,
+    game: Annotated[str, Form()],
+    name: Annotated[str, Form()],
+    side: Annotated[str, Form()] = "random",
+    public: Annotated[bool, Form()] = False,
+) -> Response:
+    response = RedirectResponse("/", status_code=303)
+    owner = ensure_player(request, response)
+    change = service(request).create(game, name, side, owner, public=public)
+    response.headers["location"] = f"/matches/{change.match.id}"
+    return response
+
+
+@router.post("/matches/{match_id}/join")
+def join_match(request: Request, match_id: str, name: Annotated[str, Form()]) -> Response:
+    response = RedirectResponse(f"/matches/{match_id}", status_code=303)
+    service(request).join(match_id, name, ensure_player(request, response))
+    return response
+
+
+@router.get("/matches/{match_id}/continue/{seat_id}/{code}")
+def continue_here(request: Request, match_id: str, seat_id: int, code: str) -> Response:
+    import hmac
+
+    if not hmac.compare_digest(code, continue_code(settings(request).secret_key, seat_id)):
+        raise NotFound("this continue link is not valid")
+    response = RedirectResponse(f"/matches/{match_id}", status_code=303)
+    service(request).move_seat(match_id, seat_id, ensure_player(request, response))
+    return response
+
+
+def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **extra: Any) -> dict[str, Any]:
+    game = games.get(match.game)
+    viewer = viewer_hash(request)
+    seat = seat_of(match, viewer)
+    positions = history(match)
+    at = extra.pop("at", None)
+    replay = at is not None and 0 <= at < len(positions) - 1
+    shown_ply = at if replay else len(positions) - 1
+    state = positions[shown_ply]
+    before = positions[shown_ply - 1] if shown_ply > 0 else None
+    last_notation = match.moves[shown_ply - 1].notation if shown_ply > 0 else None
+    my_turn = (
+        not replay and seat is not None and match.status == "playing" and game.to_move(state) == seat.side
+    )
+    targets: frozenset[str] = frozenset()
+    if my_turn:
+        targets = follow(game, state, taps).next_points
+    view = boards.BoardView(
+        game=game.name,
+        state=state,
+        targets=targets,
+        chosen=taps if my_turn else (),
+        last=boards.last_move_points(game, before, last_notation),
+        flipped=seat is not None and seat.side == game.sides[1],
+        position_text=game.format_position(state),
+    )
+    names = {s.side: s.name for s in match.seats}
+    continue_link = None
+    if seat is not None:
+        code = continue_code(settings(request).secret_key, seat.id)
+        continue_link = str(request.url_for("continue_here", match_id=match.id, seat_id=seat.id, code=code))
+    return page_context(
+        request,
+        match=match,
+        game=game,
+        seat=seat,
+        view=view,
+        names=names,
+        my_turn=my_turn,
+        to_move=game.to_move(state),
+        replay=replay,
+        shown_ply=shown_ply,
+        counters=boards.counters(game.name, state),
+        spectators=request.app.state.broker.spectators(match.id),
+        invite_url=str(request.url_for("match_page", match_id=match.id)),
+        continue_link=continue_link,
+        morris_points=boards.morris_points if game.name == "morris" else None,
+        morris_lines=boards.morris_lines() if game.name == "morris" else None,
+        **extra,
+    )
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse)
+def match_page(request: Request, match_id: str, at: int | None = None) -> Response:
+    match = service(request).get(match_id)
+    return templates.TemplateResponse(request, "match.html", match_context(request, match, at=at))
+
+
+@router.get("/matches/{match_id}/live", response_class=HTMLResponse)
+def match_live(request: Request, match_id: str) -> Response:
+    match = service(request).get(match_id)
+    return templates.TemplateResponse(request, "partials/live.html", match_context(request, match))
+
+
+def _live_or_redirect(
+    request: Request, match_id: str, error: str | None = None, taps: tuple[str, ...] = ()
+) -> Response:
+    if not is_htmx(request):
+        return RedirectResponse(f"/matches/{match_id}", status_code=303)
+    match = service(request).get(match_id)
+    context = match_context(request, match, taps=taps, error=error)
+    return templates.TemplateResponse(request, "partials/live.html", context)
+
+
+@router.post("/matches/{match_id}/click", response_class=HTMLResponse)
+def click(
+    request: Request,
+    match_id: str,
+    taps: Annotated[str, Form()] = "",
+    ply: Annotated[int, Form()] = -1,
+) -> Response:
+    svc = service(request)
+    match = svc.get(match_id)
+    game = games.get(match.game)
+    chosen = tuple(taps.split())[:8]
+    state = game.parse_position(match.position)
+    if ply != match.ply:
+        return _live_or_redirect(request, match_id, error=N_("The position changed; please look again."))
+    result = follow(game, state, chosen)
+    if result.complete is not None:
+        try:
+            svc.move(match_id, viewer_hash(request), result.complete, ply)
+        except ServiceError as exc:
+            return _live_or_redirect(request, match_id, error=str(exc))
+        return _live_or_redirect(request, match_id)
+    if not result.valid:
+        chosen = ()
+    return _live_or_redirect(request, match_id, taps=chosen)
+
+
+ACTIONS = {
+    "resign": lambda svc, mid, who: svc.resign(mid, who),
+    "draw-offer": lambda svc, mid, who: svc.draw(mid, who, "offer"),
+    "draw-accept": lambda svc, mid, who: svc.draw(mid, who, "accept"),
+    "draw-decline": lambda svc, mid, who: svc.draw(mid, who, "decline"),
+    "takeback-offer": lambda svc, mid, who: svc.takeback(mid, who, "offer"),
+    "takeback-accept": lambda svc, mid, who: svc.takeback(mid, who, "accept"),
+    "takeback-decline": lambda svc, mid, who: svc.takeback(mid, who, "decline"),
+}
+
+
+@router.post("/matches/{match_id}/act", response_class=HTMLResponse)
+def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Response:
+    svc = service(request)
+    if action == "rematch":
+        change = svc.rematch(match_id, viewer_hash(request))
+        response = RedirectResponse(f"/matches/{change.match.id}", status_code=303)
+        if is_htmx(request):
+            response = Response(status_code=204, headers={"HX-Redirect": f"/matches/{change.match.id}"})
+        return response
+    handler = ACTIONS.get(action)
+    if handler is None:
+        return _live_or_redirect(request, match_id, error=N_("That action is not known."))
+    try:
+        handler(svc, match_id, viewer_hash(request))
+    except ServiceError as exc:
+        return _live_or_redirect(request, match_id, error=str(exc))
+    return _live_or_redirect(request, match_id)

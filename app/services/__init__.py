@@ -1,0 +1,1 @@
+"""Everything that changes the database goes through a service function."""

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from app.manage import migrate
+
+
+def database_url(tmp_path: Path) -> str:
+    """A fresh database: SQLite in tmp_path, or a new schema-less PostgreSQL database.
+
+    TEST_DATABASE_URL (a PostgreSQL server URL) makes every test run against
+    PostgreSQL instead; see tests/pg.py.
+    """
+    server = os.environ.get("TEST_DATABASE_URL")
+    if server:
+        from tests.pg import fresh_database
+
+        return fresh_database(server)
+    return f"sqlite:///{tmp_path / 'tablero.db'}"
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> FastAPI:
+    url = database_url(tmp_path)
+    migrate(url)
+    return create_app(Settings(database_url=url, secret_key="test-secret"))
+
+
+@pytest.fixture
+def alice(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture
+def bob(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture
+def carol(app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(app) as client:
+        yield client

@@ -1,0 +1,152 @@
+"""HTML pages: lobby, rules, health, and the match page driven by form posts and taps."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+import games
+from tests.app.helpers import MORRIS_WIN, create, started
+
+HTML = {"accept": "text/html"}
+
+
+def test_healthz(alice: TestClient) -> None:
+    response = alice.get("/healthz")
+    assert response.status_code == 200 and response.text == "ok"
+
+
+def test_lobby_lists_the_four_games_with_rules_links(alice: TestClient) -> None:
+    page = alice.get("/", headers=HTML).text
+    for game in games.all():
+        assert game.title.replace("'", "&#39;") in page
+        assert f'href="/rules/{game.name}"' in page
+
+
+def test_rules_pages_mark_house_rules_in_both_languages(alice: TestClient) -> None:
+    for game in games.names():
+        english = alice.get(f"/rules/{game}", headers={**HTML, "accept-language": "en"})
+        assert english.status_code == 200
+        assert 'class="house"' in english.text and "House rule" in english.text
+        spanish = alice.get(f"/rules/{game}", headers={**HTML, "accept-language": "es-AR,es;q=0.9"})
+        assert "Regla de la casa" in spanish.text and 'lang="es"' in spanish.text
+    assert alice.get("/rules/chess", headers=HTML).status_code == 404
+
+
+def test_language_follows_accept_language_and_the_switch_is_remembered(alice: TestClient) -> None:
+    assert "Jugar" in alice.get("/", headers={**HTML, "accept-language": "es-ES"}).text
+    assert "Play a friend" in alice.get("/", headers={**HTML, "accept-language": "de, en;q=0.5"}).text
+    switched = alice.get("/lang/es?next=/rules/morris", follow_redirects=False)
+    assert switched.status_code == 303 and switched.headers["location"] == "/rules/morris"
+    assert 'lang="es"' in alice.get("/", headers={**HTML, "accept-language": "en"}).text
+    # Only same-site paths are followed.
+    assert alice.get("/lang/en?next=//evil.example", follow_redirects=False).headers["location"] == "/"
+
+
+def test_create_and_join_by_forms(alice: TestClient, bob: TestClient, carol: TestClient) -> None:
+    created = alice.post(
+        "/matches",
+        data={"game": "morris", "name": "Ann", "side": "first", "public": "true"},
+        follow_redirects=False,
+    )
+    assert created.status_code == 303
+    url = created.headers["location"]
+    match_id = url.rsplit("/", 1)[1]
+    page = alice.get(url, headers=HTML).text
+    assert "Waiting for an opponent" in page and "invite-url" in page and "continue-url" in page
+    # The public match is listed in the lobby, joinable.
+    assert f"/matches/{match_id}/join" in bob.get("/", headers=HTML).text
+    invited = bob.get(url, headers=HTML).text
+    assert "Take the free seat" in invited and "continue-url" not in invited
+    bob.post(f"/matches/{match_id}/join", data={"name": "Ben"})
+    assert "Your move" in alice.get(url, headers=HTML).text
+    spectator = carol.get(url, headers=HTML).text
+    assert "Take the free seat" not in spectator and "Ann to move" in spectator
+
+
+def taps_of(page: str) -> set[str]:
+    return set(re.findall(r'data-point="([^"]+)" role="button"', page))
+
+
+def tap(client: TestClient, match_id: str, taps: str, ply: int) -> str:
+    response = client.post(
+        f"/matches/{match_id}/click", data={"taps": taps, "ply": ply}, headers={"hx-request": "true"}
+    )
+    assert response.status_code == 200
+    return response.text
+
+
+def test_moves_by_taps_highlight_then_play(alice: TestClient, bob: TestClient) -> None:
+    match_id = started(alice, bob)
+    page = alice.get(f"/matches/{match_id}", headers=HTML).text
+    assert len(taps_of(page)) == 24
+    assert taps_of(bob.get(f"/matches/{match_id}", headers=HTML).text) == set()  # not Bob's turn
+    after = tap(alice, match_id, "d1", 0)
+    assert alice.get(f"/api/matches/{match_id}").json()["moves"] == ["d1"]
+    assert taps_of(after) == set()
+    # A nonsense tap is dropped rather than played.
+    tap(bob, match_id, "d1", 1)
+    assert alice.get(f"/api/matches/{match_id}").json()["ply"] == 1
+
+
+def test_a_mill_asks_for_the_piece_to_remove(alice: TestClient, bob: TestClient) -> None:
+    match_id = started(alice, bob)
+    for ply, move in enumerate("c5 a7 d5 e5 d6 d7 b6 e4".split()):
+        (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
+    page = tap(alice, match_id, "f6", 8)
+    # Black has a7 e5 d7 e4 on the board, none in a mill: any may go.
+    assert taps_of(page) == {"a7", "e5", "d7", "e4"}
+    state = alice.get(f"/api/matches/{match_id}").json()
+    assert state["ply"] == 8
+    tap(alice, match_id, "f6 e5", 8)
+    assert alice.get(f"/api/matches/{match_id}").json()["moves"][-1] == "f6xe5"
+
+
+def test_stale_taps_are_refused_with_a_message(alice: TestClient, bob: TestClient) -> None:
+    match_id = started(alice, bob)
+    page = tap(alice, match_id, "d1", 5)
+    assert "position changed" in page
+    assert alice.get(f"/api/matches/{match_id}").json()["ply"] == 0
+
+
+def test_finished_match_shows_the_result_and_replays(alice: TestClient, bob: TestClient) -> None:
+    match_id = started(alice, bob)
+    for ply, move in enumerate(MORRIS_WIN):
+        (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
+    page = alice.get(f"/matches/{match_id}", headers=HTML).text
+    assert "Alice wins" in page and "fewer than three pieces left" in page
+    assert "Rematch" in page
+    replay = alice.get(f"/matches/{match_id}?at=3", headers=HTML).text
+    assert "after ply 3 of 25" in replay
+    assert replay.count("piece side-") == 3
+
+
+def test_actions_from_the_page(alice: TestClient, bob: TestClient) -> None:
+    match_id = started(alice, bob)
+    hx = {"hx-request": "true"}
+    alice.post(f"/matches/{match_id}/act", data={"action": "draw-offer"}, headers=hx)
+    assert "offers a draw" in bob.get(f"/matches/{match_id}", headers=HTML).text
+    page = bob.post(f"/matches/{match_id}/act", data={"action": "draw-accept"}, headers=hx).text
+    assert "draw agreed" in page
+    rematch = alice.post(f"/matches/{match_id}/act", data={"action": "rematch"}, follow_redirects=False)
+    assert rematch.status_code == 303
+    assert "Your move" in bob.get(rematch.headers["location"], headers=HTML).text
+
+
+def test_continue_link_moves_the_seat(alice: TestClient, bob: TestClient, carol: TestClient) -> None:
+    match_id = create(alice)
+    page = alice.get(f"/matches/{match_id}", headers=HTML).text
+    link = re.search(r'id="continue-url" readonly value="([^"]+)"', page).group(1)
+    path = link.split("testserver", 1)[1]
+    assert carol.get(path, follow_redirects=False).status_code == 303
+    assert carol.post(f"/api/matches/{match_id}/draw", json={"action": "offer"}).status_code == 409
+    state = carol.get(f"/matches/{match_id}", headers=HTML).text
+    assert "(you)" in state
+    forged = path[:-4] + "0000"
+    assert bob.get(forged, follow_redirects=False).status_code == 404
+
+
+def test_unknown_match_page_is_a_readable_404(alice: TestClient) -> None:
+    response = alice.get("/matches/nope", headers=HTML)
+    assert response.status_code == 404 and "no match" in response.text

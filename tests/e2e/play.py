@@ -1,0 +1,56 @@
+"""Driving match pages by clicks, as a person would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from playwright.sync_api import Page, expect
+
+import games
+
+
+def create_match(page: Page, base: str, game: str, name: str, side: str = "first") -> str:
+    page.goto(base + "/")
+    page.select_option("select[name=game]", game)
+    page.fill("form.stack input[name=name]", name)
+    page.check(f"input[name=side][value={side}]")
+    page.click("form.stack button[type=submit]")
+    expect(page.locator("#invite-url")).to_be_visible()
+    return page.input_value("#invite-url")
+
+
+def join_match(page: Page, invite_url: str, name: str) -> None:
+    page.goto(invite_url)
+    page.fill("#join input[name=name]", name)
+    page.click("#join button[type=submit]")
+    expect(page.locator("#live")).to_have_attribute("data-status", "playing")
+
+
+def wait_for_ply(page: Page, ply: int) -> None:
+    expect(page.locator("#live")).to_have_attribute("data-ply", str(ply), timeout=5000)
+
+
+def play_line(
+    game_name: str,
+    line: list[str],
+    players: tuple[Page, Page],
+    watchers: list[Page],
+    shots: Path | None = None,
+    first_seat: int = 0,
+) -> None:
+    """Play ``line`` by clicking each move's points on the page of the side to move."""
+    game = games.get(game_name)
+    state = game.initial()
+    for ply, text in enumerate(line):
+        page = players[(ply + first_seat) % 2]
+        wait_for_ply(page, ply)
+        move = game.parse_move(state, text)
+        for point in game.clicks(move):
+            target = page.locator(f'#live [data-point="{point}"].target')
+            expect(target).to_have_count(1)
+            target.click()
+        state = game.apply(state, move)
+        for other in (*players, *watchers):
+            wait_for_ply(other, ply + 1)
+        if shots is not None and ply + 1 == len(line) // 2:
+            players[0].screenshot(path=str(shots / "mid.png"), full_page=True)
