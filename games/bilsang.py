@@ -124,6 +124,11 @@ class Frame:
     def bit(self, cell: Cell) -> int:
         return 1 << (cell[0] - self.min_x + (cell[1] - self.min_y) * self.width)
 
+    def around(self, bit: int) -> int:
+        """The eight neighbours of the cell at ``bit``."""
+        spread = bit | bit << 1 | bit >> 1
+        return (spread | spread << self.width | spread >> self.width) ^ bit
+
     def shift(self, axis: str) -> int:
         """How far a bit moves for a step of +1 along ``axis``."""
         return 1 if axis == "h" else self.width
@@ -138,6 +143,22 @@ def _filled(occupied: int, seed: int, width: int) -> bool:
         if grow == reach:
             return reach == occupied
         reach = grow
+
+
+def _groups(occupied: int, width: int) -> list[int]:
+    """The connected groups of ``occupied``, each as a bitboard."""
+    groups = []
+    while occupied:
+        reach = occupied & -occupied
+        while True:
+            grow = reach | reach << 1 | reach >> 1
+            grow = (grow | grow << width | grow >> width) & occupied
+            if grow == reach:
+                break
+            reach = grow
+        groups.append(reach)
+        occupied ^= reach
+    return groups
 
 
 def connected_locally(cells: frozenset[Cell], gone: tuple[Cell, ...], new: tuple[Cell, ...]) -> bool:
@@ -238,17 +259,97 @@ _SINGLE_RE = re.compile(rf"[hv] {_NAME}[+-]")
 _REMOVAL_RE = re.compile(rf"x {_NAME}")
 
 
+def _int(text: str, field: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        # only Python's limit on digits gets here; the regexes vetted the rest
+        raise BadPosition(f"{field}: {text[:20]!r}... is too long a number") from None
+
+
 def _parse_cell(text: str, field: str) -> Cell:
     match = _CELL_RE.fullmatch(text)
     if match is None:
         raise BadPosition(f"{field}: {text!r} is not a cell written x,y")
-    return (int(match.group(1)), int(match.group(2)))
+    return (_int(match.group(1), field), _int(match.group(2), field))
 
 
 def _parse_count(text: str, field: str) -> int:
     if not re.fullmatch(r"[0-9]+", text):
         raise BadPosition(f"{field}: {text!r} is not a whole number")
-    return int(text)
+    return _int(text, field)
+
+
+_Mover = tuple[Cell, Cell, int, int, int, bool, int, list[int]]
+
+
+def _movers(
+    cells: frozenset[Cell], masks: dict[Cell, int], frame: Frame, axis: str, sign: int
+) -> list[_Mover]:
+    """What a pair move needs to know about each buoy that can step ``sign`` along ``axis``.
+
+    Worked out once per buoy rather than once per pair: its cell and target,
+    their bits, its ring after the move as if the partner were far away (and
+    whether that ring alone proves the move harmless), the target's
+    neighbourhood, and the groups the universe falls into if this buoy moved
+    alone (a single group, without a fill, when the ring says so). Only a buoy
+    whose cell ahead is empty can move that way.
+    """
+    dx, dy = _STEP[axis]
+    ahead = _RING_BIT[(sign * dx, sign * dy)]
+    shift = frame.shift(axis)
+    occupied = frame.occupied
+    out: list[_Mover] = []
+    for c in cells:
+        mask = masks[c]
+        if mask & ahead:
+            continue
+        bit = frame.bit(c)
+        ring = mask | ahead
+        to_bit = bit << shift if sign > 0 else bit >> shift
+        alone = (occupied ^ bit) | to_bit
+        groups = [alone] if _SIMPLE[ring] else _groups(alone, frame.width)
+        to = (c[0] + sign * dx, c[1] + sign * dy)
+        out.append((c, to, bit, to_bit, ring, _SIMPLE[ring], frame.around(to_bit), groups))
+    return out
+
+
+#: how ``pair_verdict`` decided: connected by the ring test or by a fill,
+#: split by the group test or by a fill (ordered so "<= JOINED_BY_FILL" is legal)
+JOINED_BY_RING, JOINED_BY_FILL, SPLIT_BY_GROUPS, SPLIT_BY_FILL = range(4)
+
+
+def pair_verdict(plus: _Mover, minus: _Mover, frame: Frame) -> int:
+    """Whether moving both buoys keeps the universe connected, and what decided it.
+
+    ``plus`` and ``minus`` come from ``_movers`` for the same axis; the rules
+    about targets and the forbidden pair are the caller's. The cheap tests
+    come first: the ring test proves most legal pairs, the group test refutes
+    most illegal ones, and a fill settles the rest.
+    """
+    p, p_to, p_bit, p_to_bit, p_ring, p_simple, p_to_ring, p_groups = plus
+    m, m_to, m_bit, m_to_bit, m_ring, m_simple, m_to_ring, m_groups = minus
+    # Ring test: empty p (both targets already filled), then m. Buoys more
+    # than two apart cannot see each other's ring, so their answers from
+    # _movers stand; closer ones are redone with the partner in place.
+    if -2 <= m[0] - p[0] <= 2 and -2 <= m[1] - p[1] <= 2:
+        if _SIMPLE[_adjust(p_ring, p, (), (m_to,))] and _SIMPLE[_adjust(m_ring, m, (p,), (p_to,))]:
+            return JOINED_BY_RING
+    elif p_simple and m_simple:
+        return JOINED_BY_RING
+    # Group test: if p moving alone splits the universe, m's move can only
+    # mend it by landing next to every piece (a piece that is just m goes
+    # away with it); the same from m's side.
+    if len(p_groups) > 1:
+        for group in p_groups:
+            if group != m_bit and not group & ~m_bit & m_to_ring:
+                return SPLIT_BY_GROUPS
+    if len(m_groups) > 1:
+        for group in m_groups:
+            if group != p_bit and not group & ~p_bit & p_to_ring:
+                return SPLIT_BY_GROUPS
+    after = (frame.occupied ^ p_bit ^ m_bit) | p_to_bit | m_to_bit
+    return JOINED_BY_FILL if _filled(after, p_to_bit, frame.width) else SPLIT_BY_FILL
 
 
 # ---------------------------------------------------------------------- rules
@@ -294,48 +395,21 @@ class Bilsang(Game[BilsangState, BilsangMove]):
     def _pairs(self, state: BilsangState, frame: Frame, masks: dict[Cell, int]) -> list[BilsangMove]:
         cells = state.cells
         forbidden = state.forbidden
-        occupied = frame.occupied
-        width = frame.width
         # A free first turn may use either axis; later the required axis and
         # the switch (the other axis) are both on offer.
         axes = ("h", "v") if state.axis == "-" else (state.axis, _OTHER[state.axis])
         moves: list[BilsangMove] = []
         for axis in axes:
-            dx, dy = _STEP[axis]
-            shift = frame.shift(axis)
-            up_bit = _RING_BIT[(dx, dy)]
-            down_bit = _RING_BIT[(-dx, -dy)]
-            # Per buoy, once: its target, bitboard bits, and its ring after
-            # the move as if the other buoy of the pair were far away. Only a
-            # buoy whose cell ahead is empty can move that way.
-            plus = []
-            minus = []
-            for c in cells:
-                mask = masks[c]
-                bit = frame.bit(c)
-                if not mask & up_bit:
-                    ring = mask | up_bit
-                    plus.append((c, (c[0] + dx, c[1] + dy), bit, bit << shift, ring, _SIMPLE[ring]))
-                if not mask & down_bit:
-                    ring = mask | down_bit
-                    minus.append((c, (c[0] - dx, c[1] - dy), bit, bit >> shift, ring, _SIMPLE[ring]))
-            for p, p_to, p_bit, p_to_bit, p_ring, p_simple in plus:
-                px, py = p
-                for m, m_to, m_bit, m_to_bit, m_ring, m_simple in minus:
-                    if m == p or m_to == p_to:
+            minus = _movers(cells, masks, frame, axis, -1)
+            for plus in _movers(cells, masks, frame, axis, 1):
+                p = plus[0]
+                for m_info in minus:
+                    m = m_info[0]
+                    if m == p or m_info[1] == plus[1]:
                         continue
                     if forbidden and p in forbidden and m in forbidden:
                         continue
-                    # Local test: empty p (both targets already filled), then
-                    # m. Buoys two or more apart cannot see each other's ring.
-                    if -2 <= m[0] - px <= 2 and -2 <= m[1] - py <= 2:
-                        ok = (
-                            _SIMPLE[_adjust(p_ring, p, (), (m_to,))]
-                            and _SIMPLE[_adjust(m_ring, m, (p,), (p_to,))]
-                        )
-                    else:
-                        ok = p_simple and m_simple
-                    if ok or _filled((occupied ^ p_bit ^ m_bit) | p_to_bit | m_to_bit, p_to_bit, width):
+                    if pair_verdict(plus, m_info, frame) <= JOINED_BY_FILL:
                         moves.append(Pair(axis, p, m))
         return moves
 

@@ -19,14 +19,19 @@ import games
 from games import BadMove, BadPosition, IllegalMove, Outcome
 from games.bilsang import (
     GAME,
+    JOINED_BY_FILL,
     BilsangState,
+    Frame,
     Pair,
     Removal,
     Single,
+    _movers,
+    _ring_mask,
     connected_after,
     connected_by_fill,
     connected_locally,
     is_connected,
+    pair_verdict,
 )
 from games.cli import main
 from tests.games import bilsang_reference as ref
@@ -711,6 +716,25 @@ def test_local_connectivity_test_never_says_connected_wrongly(seed: int) -> None
         assert truth
     assert connected_by_fill(cells, gone, tuple(new)) == truth
     assert connected_after(cells, gone, tuple(new)) == truth
+
+
+@given(st.integers(0, 2**32))
+def test_pair_verdicts_match_a_plain_flood_fill(seed: int) -> None:
+    # Every pair candidate (targets empty and different) of a random group:
+    # the engine's staged check (ring, groups, bitboard fill) must say
+    # "connected" exactly when a plain flood fill of the result does.
+    rng = random.Random(seed)
+    cells = frozenset(random_cells(rng, rng.randint(2, 20)))
+    masks = {c: _ring_mask(cells, c) for c in cells}
+    frame = Frame(cells)
+    for axis in "hv":
+        minus = _movers(cells, masks, frame, axis, -1)
+        for plus in _movers(cells, masks, frame, axis, 1):
+            for other in minus:
+                if plus[0] == other[0] or plus[1] == other[1]:
+                    continue
+                truth = is_connected((cells - {plus[0], other[0]}) | {plus[1], other[1]})
+                assert (pair_verdict(plus, other, frame) <= JOINED_BY_FILL) == truth
 
 
 # ================================================================ CLI
