@@ -7,12 +7,14 @@ forbidden pair, lost buoys, plies since the last removal).
 Connectivity is the expensive rule: every candidate move must leave the whole
 Known Universe 8-connected. The position before the move is always connected
 (``parse_position`` rejects anything else and every move keeps it so), so only
-the neighbourhoods of the vacated cells can break it. Each check first tries a
-constant-time local test on those neighbourhoods (a table lookup on the eight
-cells around each vacated cell) and falls back to a full flood fill only when
-the local test cannot decide. The fill runs on a bitboard: the universe has at
-most twenty buoys, so a Python int over its bounding box holds the whole
-group and one fill step is a handful of shifts.
+the neighbourhoods of the vacated cells can break it. A pair candidate goes
+through three stages (``pair_verdict``): a constant-time ring test (a table
+lookup on the eight cells around each vacated cell) proves most legal pairs;
+a group test, using what each buoy would split off if it moved alone (worked
+out once per buoy, not per pair), refutes most illegal ones; a full flood fill
+settles the rest. Fills run on bitboards: the universe has at most twenty
+buoys, so a Python int over its bounding box holds it and one fill step is a
+handful of shifts. ``bench/bilsang_bench.py`` measures each stage.
 """
 
 from __future__ import annotations
@@ -513,6 +515,21 @@ class Bilsang(Game[BilsangState, BilsangMove]):
         )
 
     def parse_position(self, text: str) -> BilsangState:
+        """Read ``PLAYER AXIS PENALISED LOST1 LOST2 QUIET CELLS FORBIDDEN``.
+
+        The string is the state, so beyond syntax only what the rules make
+        impossible or leave undefined is refused: a duplicate cell; cells that
+        do not number 20 - LOST1 - LOST2 (buoys only leave by removal, each
+        someone's loss); a universe that is not one connected group (every
+        turn must leave it connected, and the move rules assume it); QUIET
+        over 100 (the game ends at 100); a penalty with axis ``-`` (a penalty
+        follows a switch, which leaves an axis, and a single move needs one);
+        a forbidden pair that is not two different occupied cells.
+        Accepted although a game from the start may never reach them: any
+        player and QUIET with any counts, axis ``-`` later than the first turn
+        or with a forbidden pair, cells (and the forbidden pair) in any order,
+        integers with leading zeros. Output is always canonical.
+        """
         fields = text.split()
         if len(fields) != 8:
             raise BadPosition(

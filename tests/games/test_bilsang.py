@@ -99,7 +99,12 @@ NEGATIVE_MOVES = ["x -2,-1", "x -2,-2", "x -3,-2"]
 ONE_BUOY = "2 h 0 10 9 0 5,5 -"
 
 # A zigzag where the neighbours 1,0 and 2,0 stand side by side: swapping them
-# ("h 1,0+ 2,0-") would move each into the other's cell.
+# ("h 1,0+ 2,0-") would move each into the other's cell. By hand, axis h:
+# right 2,0 4,1 4,2, left 0,0 3,1 4,2; only "h 2,0+ 3,1-" keeps one group
+# (2,1 and 3,0 bridge the gap). Switch v: up 0,0 1,0 2,0 3,1 4,2, down 0,0
+# 1,0 2,0 3,1 4,1. 4,2 rising strands itself; 3,1 rising cuts the row from
+# the 4,x pair. The rest, checked pairing by pairing: 0,0 or 1,0 up with 3,1
+# or 4,1 down (4 moves), 2,0 up with 0,0, 3,1 or 4,1 down (3). 1 + 7 = 8.
 ZIGZAG = "1 h 0 5 9 12 0,0;1,0;2,0;3,1;4,1;4,2 -"
 
 # The start shifted so every coordinate is negative: same moves, same perft.
@@ -201,6 +206,11 @@ def test_perft_3_matches_reference() -> None:
         (PENALISED, [4, 8, 24]),
         (FORBIDDEN, [6, 30, 154]),
         (AIMING, [4, 4, 10]),
+        # after a removal two buoys are left: side by side they are stuck (two
+        # removals, ending the game); diagonal (-3,-2 and -2,-1, after x -2,-2)
+        # they can cross, "h -3,-2+ -2,-1-" or "v -3,-2+ -2,-1-": 2 + 2 + 2 = 6
+        # at depth 2. Each crossing leaves a diagonal pair again, but it is the
+        # forbidden pair now, so stuck: two removals each, 4 at depth 3.
         (NEGATIVE, [3, 6, 4]),
         (ONE_BUOY, [0, 0, 0]),
         (ZIGZAG, [8, 30, 256]),
@@ -251,9 +261,9 @@ def _compare(position: str, successors: int | None = None) -> None:
 
 def test_seeded_playouts_match_reference() -> None:
     # Random games from the start: the reference's full flood fill and brute
-    # force must give the same sorted move list and successor at every ply.
-    # The reference is slow on twenty buoys, so these stay short and compare
-    # a handful of successors per ply; the random positions below go wide.
+    # force must give the same sorted move list at every ply. The reference
+    # is slow on twenty buoys, so these stay short and compare only the first
+    # five successors per ply; the random positions below go wide.
     rng = random.Random(20240611)
     for _ in range(2):
         position = START
@@ -603,6 +613,12 @@ def test_parse_accepts_cells_in_any_order_and_writes_them_sorted() -> None:
     state = P("2 v 0 8 9 0 1,1;2,0;0,0 2,0;0,0")
     assert GAME.format_position(state) == "2 v 0 8 9 0 0,0;2,0;1,1 0,0;2,0"
     assert state == P(GAME.format_position(state))
+
+
+def test_parse_accepts_leading_zeros_and_refuses_numbers_python_cannot_read() -> None:
+    assert GAME.format_position(P("1 h 0 09 9 00 00,0;1,-00 -")) == "1 h 0 9 9 0 0,0;1,0 -"
+    with pytest.raises(BadPosition, match="cells"):
+        P("1 h 0 9 9 0 0,0;" + "1" * 5000 + ",0 -")
 
 
 def test_positions_are_hashable_values() -> None:
