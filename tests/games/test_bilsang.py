@@ -205,6 +205,8 @@ def test_perft_3_matches_reference() -> None:
         (LIMITED_REMOVAL, [2, 4, 0]),
         (PENALISED, [4, 8, 24]),
         (FORBIDDEN, [6, 30, 154]),
+        # four normal pair moves and four switches (see FORBIDDEN)
+        (BLOCK, [8, 40, 204]),
         (AIMING, [4, 4, 10]),
         # after a removal two buoys are left: side by side they are stuck (two
         # removals, ending the game); diagonal (-3,-2 and -2,-1, after x -2,-2)
