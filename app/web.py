@@ -73,6 +73,7 @@ def page_context(request: Request, **extra: Any) -> dict[str, Any]:
         "lang": lang,
         "_": translation.gettext,
         "ngettext": translation.ngettext,
+        "my_name": remembered_name(request),
     }
     context.update(extra)
     return context
@@ -80,3 +81,15 @@ def page_context(request: Request, **extra: Any) -> dict[str, Any]:
 
 def is_htmx(request: Request) -> bool:
     return request.headers.get("hx-request") == "true"
+
+
+NAME_COOKIE = "tablero_name"
+
+
+def remember_name(response: Response, name: str) -> None:
+    """Keep the last display name so the next form comes filled in (one-click joins)."""
+    response.set_cookie(NAME_COOKIE, name.strip()[:32], max_age=COOKIE_MAX_AGE, samesite="lax", httponly=True)
+
+
+def remembered_name(request: Request) -> str:
+    return (request.cookies.get(NAME_COOKIE) or "")[:32]

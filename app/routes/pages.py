@@ -17,7 +17,15 @@ from app.services.errors import NotFound, ServiceError
 from app.services.matches import MatchService, history, seat_of
 from app.services.tokens import continue_code
 from app.texts import N_
-from app.web import ensure_player, is_htmx, page_context, settings, templates, viewer_hash
+from app.web import (
+    ensure_player,
+    is_htmx,
+    page_context,
+    remember_name,
+    settings,
+    templates,
+    viewer_hash,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -96,6 +104,7 @@ def create_match(
     owner = ensure_player(request, response)
     change = service(request).create(game, name, side, owner, public=public)
     response.headers["location"] = f"/matches/{change.match.id}"
+    remember_name(response, name)
     return response
 
 
@@ -103,6 +112,7 @@ def create_match(
 def join_match(request: Request, match_id: str, name: Annotated[str, Form()]) -> Response:
     response = RedirectResponse(f"/matches/{match_id}", status_code=303)
     service(request).join(match_id, name, ensure_player(request, response))
+    remember_name(response, name)
     return response
 
 

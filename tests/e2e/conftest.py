@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from app.config import ROOT
 from app.manage import migrate
+from tests.live import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
 # As root in a container Chromium needs --no-sandbox; the network here is closed, so
@@ -30,60 +26,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 OUTPUT = ROOT / "test-output"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LiveServer:
-    """uvicorn serving the app on a free port, against its own database."""
-
-    def __init__(self, database_url: str) -> None:
-        self.database_url = database_url
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        env = {**os.environ, "DATABASE_URL": self.database_url, "SECRET_KEY": "e2e-secret"}
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "--factory",
-                "app.main:create_app",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=ROOT,
-            env=env,
-        )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("the server did not start")
-
-    def stop(self, kill: bool = False) -> None:
-        if self.process is None:
-            return
-        if kill:
-            self.process.kill()
-        else:
-            self.process.terminate()
-        self.process.wait(timeout=10)
-        self.process = None
 
 
 @pytest.fixture

@@ -26,8 +26,8 @@ def join_match(page: Page, invite_url: str, name: str) -> None:
     expect(page.locator("#live")).to_have_attribute("data-status", "playing")
 
 
-def wait_for_ply(page: Page, ply: int) -> None:
-    expect(page.locator("#live")).to_have_attribute("data-ply", str(ply), timeout=5000)
+def wait_for_ply(page: Page, ply: int, timeout: float = 5000) -> None:
+    expect(page.locator("#live")).to_have_attribute("data-ply", str(ply), timeout=timeout)
 
 
 def play_line(
@@ -36,13 +36,19 @@ def play_line(
     players: tuple[Page, Page],
     watchers: list[Page],
     shots: Path | None = None,
-    first_seat: int = 0,
+    start_at: int = 0,
 ) -> None:
-    """Play ``line`` by clicking each move's points on the page of the side to move."""
+    """Play ``line`` by clicking each move's points on the page of the side to move.
+
+    ``players`` are the first and second player's pages; with ``start_at`` the first
+    moves of ``line`` are taken as already played.
+    """
     game = games.get(game_name)
     state = game.initial()
-    for ply, text in enumerate(line):
-        page = players[(ply + first_seat) % 2]
+    for text in line[:start_at]:
+        state = game.play(state, text)
+    for ply, text in enumerate(line[start_at:], start=start_at):
+        page = players[ply % 2]
         wait_for_ply(page, ply)
         move = game.parse_move(state, text)
         for point in game.clicks(move):

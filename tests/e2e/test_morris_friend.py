@@ -8,8 +8,8 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.app.helpers import MORRIS_WIN
-from tests.e2e.conftest import LiveServer
 from tests.e2e.play import create_match, join_match, play_line, wait_for_ply
+from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
 
@@ -41,4 +41,25 @@ def test_two_friends_play_morris_to_a_win_while_a_spectator_watches(
     alice.screenshot(path=str(shots / "end.png"), full_page=True)
     carol.screenshot(path=str(shots / "spectator-end.png"), full_page=True)
     for ctx in (alice_ctx, bob_ctx, carol_ctx):
+        ctx.close()
+
+
+def test_a_reload_and_a_server_crash_in_the_middle_lose_nothing(server: LiveServer, browser) -> None:
+    contexts = [browser.new_context(viewport={"width": 390, "height": 844}) for _ in range(3)]
+    alice, bob, carol = (ctx.new_page() for ctx in contexts)
+    invite = create_match(alice, server.url, "morris", "Alice")
+    join_match(bob, invite, "Bob")
+    carol.goto(invite)
+
+    half = len(MORRIS_WIN) // 2
+    play_line("morris", MORRIS_WIN[:half], (alice, bob), [carol])
+    bob.reload()
+    wait_for_ply(bob, half)
+    server.stop(kill=True)  # SIGKILL: no chance to flush anything
+    server.start()
+    # Everyone's event stream reconnects by itself; play simply goes on.
+    play_line("morris", MORRIS_WIN, (alice, bob), [carol], start_at=half)
+    for page in (alice, bob, carol):
+        expect(page.locator(".banner.result")).to_contain_text("Alice wins")
+    for ctx in contexts:
         ctx.close()
