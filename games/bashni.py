@@ -384,50 +384,59 @@ def has_moves(pos: Position) -> bool:
 
 def _promotes(path: tuple[int, ...], far: int) -> bool:
     """Whether a man moving along ``path`` reaches its far rank (and so is crowned)."""
-    return any(far & BIT[sq] for sq in path[1:])
+    if far & BIT[path[-1]]:
+        return True
+    # Only a capture has landings before the last, where a man may be crowned mid-move.
+    return any(far & BIT[sq] for sq in path[1:-1]) if len(path) > 2 else False
 
 
 def play(pos: Position, move: Move) -> Position:
     """The position after ``move`` (which must be legal in ``pos``)."""
     path, jumps = move
-    start = path[0]
+    start, end = path[0], path[-1]
+    start_bit, end_bit = BIT[start], BIT[end]
     side = pos.side
+    if side == WHITE:
+        own, enemy = pos.white, pos.black
+    else:
+        own, enemy = pos.black, pos.white
+    kings = pos.kings
     stacks = list(pos.stacks)
     column = stacks[start]
-    top = column[-1]
     stacks[start] = ""
-    own, enemy = _own_enemy(pos)
-    kings = pos.kings
-    ownership = OWNERSHIP[side]
-    for sq in jumps:
-        jumped = stacks[sq]
-        # The taken piece goes under the column at once: the last one taken ends lowest.
-        column = jumped[-1] + column
-        jumped = jumped[:-1]
-        stacks[sq] = jumped
-        b = BIT[sq]
-        enemy &= ~b
-        kings &= ~b
-        if jumped:
-            mine, is_king = ownership[jumped[-1]]
-            if mine:
-                own |= b
-            else:
-                enemy |= b
-            if is_king:
-                kings |= b
-    if top in PROMOTE and _promotes(path, FAR_RANK[side]):
-        column = column[:-1] + PROMOTE[top]
-    end = path[-1]
+    is_king = kings & start_bit
+    if jumps:
+        ownership = OWNERSHIP[side]
+        for sq in jumps:
+            jumped = stacks[sq]
+            # The taken piece goes under the column at once: the last one taken ends lowest.
+            column = jumped[-1] + column
+            jumped = jumped[:-1]
+            stacks[sq] = jumped
+            b = BIT[sq]
+            enemy &= ~b
+            kings &= ~b
+            if jumped:
+                mine, king_below = ownership[jumped[-1]]
+                if mine:
+                    own |= b
+                else:
+                    enemy |= b
+                if king_below:
+                    kings |= b
+        quiet = 0
+    else:
+        # Only a king's slide adds to the quiet count; a man's move resets it.
+        quiet = pos.quiet + 1 if is_king else 0
+    if not is_king and _promotes(path, FAR_RANK[side]):
+        column = column[:-1] + PROMOTE[column[-1]]
+        is_king = 1
     stacks[end] = column
-    start_bit, end_bit = BIT[start], BIT[end]
     own = (own & ~start_bit) | end_bit
     kings &= ~start_bit
-    if column[-1] in "WB":
+    if is_king:
         kings |= end_bit
     white, black = (own, enemy) if side == WHITE else (enemy, own)
-    # Captures and man moves reset the quiet count; only a king's slide adds to it.
-    quiet = 0 if jumps or top in PROMOTE else pos.quiet + 1
     return _new_position(Position, (1 - side, tuple(stacks), white, black, kings, pos.plies + 1, quiet))
 
 
@@ -533,6 +542,18 @@ def _parse_count(field: str, text: str) -> int:
 
 
 def parse_position(text: str) -> Position:
+    """Read ``SIDE STACKS PLIES QUIET``; ``BadPosition`` names the first wrong field.
+
+    What is accepted, beyond the format of RULES.md:
+    * fields may be separated by any run of whitespace (written back with single spaces);
+    * stacks may come in any order, each on a distinct dark square, none empty, so a
+      position always has at least one column;
+    * fewer than 12 pieces a side are fine (hand-built positions), more are not,
+      since pieces never leave the board;
+    * PLIES and QUIET are plain decimals (no sign, no leading zeros) and QUIET may not
+      exceed PLIES. Nothing ties PLIES to the side to move, and men may stand on
+      any rank (a man is only crowned by a step that ends on the far rank).
+    """
     fields = text.split()
     if len(fields) != 4:
         raise BadPosition(
@@ -578,12 +599,19 @@ def parse_position(text: str) -> Position:
 
 
 class Bashni(Game[Position, Move]):
+    """Bashni behind the ``Game`` interface; the work is done by the module's functions.
+
+    ``legal_moves`` applies the draw rules (none once 250 plies or 50 quiet plies are
+    reached) on top of ``generate``, which knows only the rules of play; ``outcome``
+    asks ``has_moves`` first, so the two never call each other.
+    """
+
     name = "bashni"
     title = "Bashni"
     sides = ("w", "b")
 
-    def initial(self, **options: Any) -> Position:
-        handicap = options.pop("handicap", 0)
+    def initial(self, handicap: int = 0, **options: Any) -> Position:
+        """The start; ``handicap`` k (0..12) removes White's first k men in HANDICAP_ORDER."""
         if options:
             raise ValueError(f"unknown Bashni options: {', '.join(sorted(options))}")
         if isinstance(handicap, bool) or not isinstance(handicap, int) or not 0 <= handicap <= 12:
