@@ -67,14 +67,145 @@ def morris_lines() -> list[tuple[int, int, int, int]]:
     return lines
 
 
+def bashni_squares(state: Any, flipped: bool) -> list[dict[str, Any]]:
+    """The 32 dark squares with their columns (bottom to top) in drawing coordinates."""
+    from games.bashni import DARK_SQUARES, NAMES
+
+    out = []
+    for sq in DARK_SQUARES:
+        file, rank = sq % 8, sq // 8
+        column = state.stacks[sq]
+        out.append(
+            {
+                "name": NAMES[sq],
+                "x": 7 - file if flipped else file,
+                "y": rank if flipped else 7 - rank,
+                "column": column,
+                "top": column[-1] if column else None,
+                # What sits under the top, nearest first: drawn as bands below the top piece.
+                "under": column[-2::-1][:5] if column else "",
+            }
+        )
+    return out
+
+
+def bobail_squares(state: Any, flipped: bool) -> list[dict[str, Any]]:
+    from games.bobail import SQUARES, square_name
+
+    out = []
+    for index in range(SQUARES):
+        file, row = index % 5, index // 5  # row 0 is rank 5
+        piece = state.board[index]
+        out.append(
+            {
+                "name": square_name(index),
+                "x": 4 - file if flipped else file,
+                "y": 4 - row if flipped else row,
+                "piece": None if piece == "." else piece,
+                "home": "b" if row == 0 else "w" if row == 4 else None,
+            }
+        )
+    return out
+
+
+def bilsang_view(state: Any, extra_cells: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The Known Universe framed with a one-cell margin around buoys and reachable cells.
+
+    The frame follows the buoys, so it grows, shrinks and recentres as they move;
+    ``extra_cells`` (highlighted targets) are always inside it.
+    """
+    cells = set(state.cells)
+    for name in extra_cells:
+        x, y = name.split(",")
+        cells.add((int(x), int(y)))
+    xs = [x for x, _y in cells] or [0]
+    ys = [y for _x, y in cells] or [0]
+    left, right = min(xs) - 1, max(xs) + 1
+    bottom, top = min(ys) - 1, max(ys) + 1
+    # Keep the view at least 7 wide and 5 high so a small universe is not drawn huge.
+    while right - left < 6:
+        if (right - left) % 2:
+            left -= 1
+        else:
+            right += 1
+    while top - bottom < 4:
+        if (top - bottom) % 2:
+            bottom -= 1
+        else:
+            top += 1
+    grid = []
+    for y in range(top, bottom - 1, -1):
+        for x in range(left, right + 1):
+            grid.append(
+                {
+                    "name": f"{x},{y}",
+                    "x": x - left,
+                    "y": top - y,
+                    "buoy": (x, y) in state.cells,
+                    "forbidden": (x, y) in state.forbidden,
+                    "origin": (x, y) == (0, 0),
+                }
+            )
+    return {
+        "width": right - left + 1,
+        "height": top - bottom + 1,
+        "grid": grid,
+        "left": left,
+        "top": top,
+        "columns": list(range(left, right + 1)),
+        "rows": list(range(top, bottom - 1, -1)),
+    }
+
+
+def _bobail_preview(state: Any, taps: tuple[str, ...]) -> Any:
+    """The board with the Neutron already where the player put it, while they choose
+    their electron: the second part's choices are read off the new position."""
+    from games.bobail import square_index
+
+    if len(taps) < 2:
+        return state
+    board = list(state.board)
+    start, end = square_index(taps[0]), square_index(taps[1])
+    board[start], board[end] = ".", board[start]
+    return state._replace(board="".join(board))
+
+
+def board_data(view: BoardView) -> dict[str, Any]:
+    """What the game's board template draws, from the view."""
+    if view.game == "morris":
+        return {"points": morris_points(view.state), "lines": morris_lines()}
+    if view.game == "bashni":
+        return {"squares": bashni_squares(view.state, view.flipped)}
+    if view.game == "bobail":
+        return {"squares": bobail_squares(_bobail_preview(view.state, view.chosen), view.flipped)}
+    if view.game == "bilsang":
+        return bilsang_view(view.state, view.targets)
+    raise ValueError(f"no board for {view.game!r}")
+
+
 def counters(game_name: str, state: Any) -> list[tuple[str, str]]:
-    """Game-specific numbers shown beside the board, as (label, value) in English msgids."""
+    """Game-specific numbers shown beside the board, as (English msgid, value)."""
     if game_name == "morris":
         return [
             (N_("White in hand"), str(state.white_hand)),
             (N_("Black in hand"), str(state.black_hand)),
             (N_("White removed"), str(9 - state.white_hand - state.white.bit_count())),
             (N_("Black removed"), str(9 - state.black_hand - state.black.bit_count())),
+            (N_("Plies without removal"), f"{state.quiet} / 100"),
+        ]
+    if game_name == "bashni":
+        return [
+            (N_("Plies (draw at 250)"), f"{state.plies} / 250"),
+            (N_("Plies without capture or man move"), f"{state.quiet} / 50"),
+        ]
+    if game_name == "bilsang":
+        axis = {"h": N_("horizontal"), "v": N_("vertical"), "-": N_("either (first turn)")}[state.axis]
+        return [
+            (N_("Required axis"), axis),
+            (N_("Penalised (single move)"), N_("yes") if state.penalised else N_("no")),
+            (N_("Lost buoys, player 1"), str(state.lost1)),
+            (N_("Lost buoys, player 2"), str(state.lost2)),
+            (N_("Buoys left"), str(len(state.cells))),
             (N_("Plies without removal"), f"{state.quiet} / 100"),
         ]
     return []

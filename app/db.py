@@ -18,6 +18,10 @@ def make_engine(url: str) -> Engine:
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         # Requests run in a thread pool; SQLite serialises writers itself.
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+    elif parsed.get_backend_name() == "postgresql":
+        # Per process: up to 20 connections for the request threads (plus one for the
+        # event listener), so three replicas stay well inside PostgreSQL's default 100.
+        kwargs.update(pool_size=10, max_overflow=10, pool_timeout=30)
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)

@@ -14,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.config import ROOT, Settings
 from app.db import make_engine, make_sessionmaker
 from app.events import Broker
+from app.pg_events import PgBroker, listening
 from app.routes import api, events, pages
 from app.services.errors import ServiceError
 from app.services.matches import MatchService
@@ -26,7 +27,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        yield
+        async with listening(app.state.broker):
+            yield
         app.state.engine.dispose()
 
     app = FastAPI(
@@ -37,7 +39,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     engine = make_engine(settings.database_url)
     sessions = make_sessionmaker(engine)
-    broker = Broker()
+    # PostgreSQL: LISTEN/NOTIFY carries events between processes; else one process's memory.
+    broker = PgBroker(engine) if engine.dialect.name == "postgresql" else Broker()
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = sessions

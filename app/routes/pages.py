@@ -173,8 +173,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         spectators=request.app.state.broker.spectators(match.id),
         invite_url=str(request.url_for("match_page", match_id=match.id)),
         continue_link=continue_link,
-        morris_points=boards.morris_points if game.name == "morris" else None,
-        morris_lines=boards.morris_lines() if game.name == "morris" else None,
+        board=boards.board_data(view),
         **extra,
     )
 

@@ -1,0 +1,211 @@
+""" "Match changed" across processes: PostgreSQL LISTEN/NOTIFY in front of the in-process broker.
+
+``PgBroker`` has the interface of ``app.events.Broker``. Each process runs one:
+
+- ``publish(match_id, version)`` tells this process's own subscribers at once, then sends
+  ``NOTIFY tablero_match, 'match_id:version'`` on a pooled connection of the app's engine
+  (safe from any thread). A failure to notify is logged, never raised: the move is already
+  committed, and the listeners' resynchronisation below catches the others up.
+- one listener thread per process holds its own autocommit psycopg connection doing
+  ``LISTEN tablero_match`` and hands every notification to a local ``Broker``, whose
+  subscribers (the SSE streams of this process) are served by the existing code. The thread
+  reconnects when the connection fails; after every (re)connection it re-reads the version
+  of each match watched in this process and publishes it locally, so notifications lost
+  while it was away cost one refetch, not a stale board.
+
+Every process also hears its own notifications: the duplicate is harmless, since a
+subscriber ignores versions it has already seen.
+
+``spectators(match_id)`` counts the open event streams of *this process* only; with
+several processes behind a load balancer it is a lower bound.
+
+Start and stop the listener with the app's lifespan (``async with listening(broker)``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import threading
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import psycopg
+from sqlalchemy import Engine, text
+
+from app.events import Broker
+from app.models import Match
+
+log = logging.getLogger(__name__)
+
+CHANNEL = "tablero_match"
+
+
+def encode(match_id: str, version: int) -> str:
+    return f"{match_id}:{version}"
+
+
+def decode(payload: str) -> tuple[str, int] | None:
+    """``(match_id, version)`` from a notification's payload, or None if it is not one."""
+    match_id, _, version = payload.rpartition(":")
+    if not match_id or not version.isdigit():
+        return None
+    return match_id, int(version)
+
+
+class PgBroker:
+    """A ``Broker`` whose events reach every process listening on the same database."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        poll_seconds: float = 0.5,
+        reconnect_seconds: tuple[float, float] = (0.2, 5.0),
+        health_seconds: float = 30.0,
+    ) -> None:
+        if engine.dialect.name != "postgresql":
+            raise ValueError(f"PgBroker needs PostgreSQL, not {engine.dialect.name}")
+        self.engine = engine
+        self.local = Broker()
+        #: How often the listener looks up from waiting to check whether it should stop.
+        self.poll_seconds = poll_seconds
+        #: First and longest pause before reconnecting (doubling in between).
+        self.reconnect_seconds = reconnect_seconds
+        #: Idle time after which the listener checks its connection with a query.
+        self.health_seconds = health_seconds
+        # The same connection parameters SQLAlchemy gives psycopg, for the listener's own.
+        _args, params = engine.dialect.create_connect_args(engine.url)
+        self._connect_params: dict[str, Any] = {**params, "application_name": "tablero-listener"}
+        self._watched: Counter[str] = Counter()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        #: Times the listener has (re)connected, and its server process; read by tests.
+        self.connections = 0
+        self.backend_pid: int | None = None
+
+    # ------------------------------------------------------------- interface
+
+    def publish(self, match_id: str, version: int) -> None:
+        """Tell every subscriber of ``match_id`` in every process; safe to call from any thread."""
+        self.local.publish(match_id, version)
+        try:
+            with self.engine.connect() as conn:
+                conn.execute(
+                    text("SELECT pg_notify(:channel, :payload)"),
+                    {"channel": CHANNEL, "payload": encode(match_id, version)},
+                )
+                conn.commit()
+        except Exception:
+            log.warning("could not NOTIFY match %s at version %s", match_id, version, exc_info=True)
+
+    def spectators(self, match_id: str) -> int:
+        """Event streams on ``match_id`` without a seat, in this process only."""
+        return self.local.spectators(match_id)
+
+    @asynccontextmanager
+    async def subscribe(self, match_id: str, spectator: bool = False) -> AsyncIterator[asyncio.Queue[int]]:
+        with self._lock:
+            self._watched[match_id] += 1
+        try:
+            async with self.local.subscribe(match_id, spectator=spectator) as queue:
+                yield queue
+        finally:
+            with self._lock:
+                self._watched[match_id] -= 1
+                if self._watched[match_id] <= 0:
+                    del self._watched[match_id]
+
+    # ------------------------------------------------------------- lifecycle
+
+    def start(self, wait_seconds: float = 10.0) -> bool:
+        """Start the listener thread; wait until it listens (True) or ``wait_seconds`` pass."""
+        if self._thread is None or not self._thread.is_alive():
+            self._stop.clear()
+            self._ready.clear()
+            self._thread = threading.Thread(target=self._run, name="tablero-pg-listener", daemon=True)
+            self._thread.start()
+        if not self._ready.wait(wait_seconds):
+            log.warning("the PostgreSQL listener is not connected yet; it keeps trying")
+            return False
+        return True
+
+    def stop(self, wait_seconds: float = 5.0) -> None:
+        self._stop.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(wait_seconds)
+
+    @property
+    def listening(self) -> bool:
+        return self._ready.is_set()
+
+    # ------------------------------------------------------------- listener
+
+    def _run(self) -> None:
+        delay = self.reconnect_seconds[0]
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(**self._connect_params, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self.connections += 1
+                    self.backend_pid = conn.info.backend_pid
+                    self._resync(conn)
+                    self._ready.set()
+                    delay = self.reconnect_seconds[0]
+                    self._listen(conn)
+            except Exception as exc:
+                if self._stop.is_set():
+                    break
+                log.warning("PostgreSQL listener lost (%s); reconnecting in %.1fs", exc, delay)
+            finally:
+                self._ready.clear()
+            if self._stop.wait(delay):
+                break
+            delay = min(delay * 2, self.reconnect_seconds[1])
+
+    def _listen(self, conn: psycopg.Connection[Any]) -> None:
+        idle = 0.0
+        while not self._stop.is_set():
+            heard = False
+            for notify in conn.notifies(timeout=self.poll_seconds):
+                heard = True
+                event = decode(notify.payload)
+                if event is not None:
+                    self.local.publish(*event)
+            idle = 0.0 if heard else idle + self.poll_seconds
+            if idle >= self.health_seconds:
+                # A dead server or a half-open socket shows up as an error here.
+                conn.execute("SELECT 1")
+                idle = 0.0
+
+    def _resync(self, conn: psycopg.Connection[Any]) -> None:
+        """Publish locally the current version of every match watched in this process."""
+        with self._lock:
+            watched = list(self._watched)
+        if not watched:
+            return
+        rows = conn.execute(
+            f"SELECT id, version FROM {Match.__tablename__} WHERE id = ANY(%s)", (watched,)
+        ).fetchall()
+        for match_id, version in rows:
+            self.local.publish(match_id, version)
+
+
+@asynccontextmanager
+async def listening(broker: Broker | PgBroker) -> AsyncIterator[None]:
+    """Run ``broker``'s listener for the duration of the block (nothing to do for ``Broker``)."""
+    if not isinstance(broker, PgBroker):
+        yield
+        return
+    await asyncio.to_thread(broker.start)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(broker.stop)

@@ -1,0 +1,130 @@
+"""Two app processes on one PostgreSQL database: events cross over, moves serialise.
+
+Needs TEST_DATABASE_URL (a PostgreSQL server; .ci/run starts one), since SQLite and the
+in-process broker serve a single process only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from app.manage import migrate
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"),
+    reason="needs PostgreSQL: set TEST_DATABASE_URL=postgresql+psycopg://user:pass@host:port/postgres",
+)
+
+SEAT_COOKIE = "tablero_player"
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[tuple[LiveServer, LiveServer]]:
+    from tests.pg import fresh_database
+
+    url = fresh_database(os.environ["TEST_DATABASE_URL"])
+    migrate(url)
+    a, b = LiveServer(url), LiveServer(url)
+    # Start both at once: each takes seconds to import the app.
+    with ThreadPoolExecutor(2) as pool:
+        for started in [pool.submit(a.start), pool.submit(b.start)]:
+            started.result()
+    yield a, b
+    a.stop()
+    b.stop()
+
+
+def new_match(a: LiveServer, b: LiveServer) -> tuple[str, httpx.Client, httpx.Client]:
+    """A Morris match created through ``a`` (Alice, white) and joined through ``b`` (Bob)."""
+    alice, bob = httpx.Client(base_url=a.url), httpx.Client(base_url=b.url)
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Alice", "side": "first"})
+    assert created.status_code == 201, created.text
+    assert SEAT_COOKIE in alice.cookies
+    match_id = created.json()["id"]
+    joined = bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
+    assert joined.status_code == 200, joined.text
+    return match_id, alice, bob
+
+
+def test_a_move_on_one_process_reaches_a_stream_on_the_other(
+    servers: tuple[LiveServer, LiveServer],
+) -> None:
+    a, b = servers
+    match_id, alice, bob = new_match(a, b)
+    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+
+    subscribed = threading.Event()
+    received: list[tuple[float, dict]] = []
+
+    def listen() -> None:
+        # Having seen ``version``, the stream on B stays quiet until the next change.
+        headers = {"Last-Event-ID": str(version)}
+        url = f"{b.url}/matches/{match_id}/events"
+        with httpx.stream("GET", url, headers=headers, timeout=10) as response:
+            assert response.headers["content-type"].startswith("text/event-stream")
+            event: dict = {}
+            for line in response.iter_lines():
+                if line.startswith("retry:"):
+                    subscribed.set()  # sent from inside the subscription
+                elif line.startswith("id: "):
+                    event["id"] = int(line[4:])
+                elif line.startswith("data: "):
+                    event["data"] = json.loads(line[6:])
+                elif line == "" and "id" in event:
+                    received.append((time.monotonic(), event))
+                    return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    assert subscribed.wait(10), "the event stream on B did not open"
+
+    sent = time.monotonic()
+    moved = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0})
+    assert moved.status_code == 200, moved.text
+    listener.join(timeout=5)
+
+    assert received, "B's stream heard nothing of the move made on A"
+    arrived, event = received[0]
+    latency = arrived - sent
+    print(f"\ncross-process delivery: {latency * 1000:.1f} ms from POST on A to the event on B")
+    assert event["id"] == moved.json()["version"] > version
+    assert event["data"]["ply"] == 1
+    assert latency < 1.0
+
+
+def test_fifty_copies_of_one_move_over_two_processes_apply_once(
+    servers: tuple[LiveServer, LiveServer],
+) -> None:
+    a, b = servers
+    match_id, alice, _bob = new_match(a, b)
+    cookie = alice.cookies[SEAT_COOKIE]
+    copies = 50
+    gate = threading.Barrier(copies)
+
+    def submit(i: int) -> int:
+        server = (a, b)[i % 2]
+        with httpx.Client(base_url=server.url, cookies={SEAT_COOKIE: cookie}, timeout=30) as client:
+            gate.wait()
+            return client.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0}).status_code
+
+    started = time.monotonic()
+    with ThreadPoolExecutor(copies) as pool:
+        statuses = Counter(pool.map(submit, range(copies)))
+    took = time.monotonic() - started
+    print(f"\n{copies} concurrent submissions over two processes: {dict(statuses)} in {took:.2f}s")
+
+    assert statuses == Counter({200: 1, 409: copies - 1})
+    state = alice.get(f"/api/matches/{match_id}").json()
+    assert state["moves"] == ["d1"]
+    assert state["ply"] == 1
+    assert b.url != a.url and httpx.get(f"{b.url}/api/matches/{match_id}").json()["moves"] == ["d1"]

@@ -1,0 +1,48 @@
+"""Bashni, Bobail and Bilsang played to the end by clicks in two browsers, watched by a third."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, bilsang_quiet_game
+from tests.e2e.play import create_match, join_match, play_line, wait_for_ply
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+GAMES = {
+    "bashni": (BASHNI_WIN, "Alice wins", "no legal move left"),
+    "bobail": (BOBAIL_WIN, "Alice wins", "the Neutron reached a home row"),
+    "bilsang": (bilsang_quiet_game(), "Draw", "100 plies without a removal"),
+}
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["phone", "desktop"])
+@pytest.mark.parametrize("game", list(GAMES))
+def test_a_full_game_by_clicks(server: LiveServer, browser, shots: Path, game: str, viewport: dict) -> None:
+    line, banner, reason = GAMES[game]
+    contexts = [browser.new_context(viewport=viewport) for _ in range(3)]
+    alice, bob, carol = (ctx.new_page() for ctx in contexts)
+    invite = create_match(alice, server.url, game, "Alice")
+    join_match(bob, invite, "Bob")
+    carol.goto(invite)
+    wait_for_ply(alice, 0)
+    alice.screenshot(path=str(shots / "start.png"), full_page=True)
+
+    play_line(game, line, (alice, bob), [carol], shots=shots)
+
+    for page in (alice, bob, carol):
+        expect(page.locator(".banner.result")).to_contain_text(banner)
+        expect(page.locator(".banner.result")).to_contain_text(reason)
+    positions = {page.locator("svg.board").get_attribute("data-position") for page in (alice, bob, carol)}
+    assert len(positions) == 1
+    alice.screenshot(path=str(shots / "end.png"), full_page=True)
+    carol.screenshot(path=str(shots / "spectator.png"), full_page=True)
+    for ctx in contexts:
+        ctx.close()
