@@ -6,6 +6,7 @@ in-process broker serve a single process only.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import threading
@@ -16,8 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from sqlalchemy import text
 
+from app.db import make_engine
 from app.manage import migrate
+from app.pg_events import PgBroker
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.skipif(
@@ -29,12 +33,17 @@ SEAT_COOKIE = "tablero_player"
 
 
 @pytest.fixture(scope="module")
-def servers() -> Iterator[tuple[LiveServer, LiveServer]]:
+def pg_url() -> str:
     from tests.pg import fresh_database
 
     url = fresh_database(os.environ["TEST_DATABASE_URL"])
     migrate(url)
-    a, b = LiveServer(url), LiveServer(url)
+    return url
+
+
+@pytest.fixture(scope="module")
+def servers(pg_url: str) -> Iterator[tuple[LiveServer, LiveServer]]:
+    a, b = LiveServer(pg_url), LiveServer(pg_url)
     # Start both at once: each takes seconds to import the app.
     with ThreadPoolExecutor(2) as pool:
         for started in [pool.submit(a.start), pool.submit(b.start)]:
@@ -60,7 +69,7 @@ def test_a_move_on_one_process_reaches_a_stream_on_the_other(
     servers: tuple[LiveServer, LiveServer],
 ) -> None:
     a, b = servers
-    match_id, alice, bob = new_match(a, b)
+    match_id, alice, _bob = new_match(a, b)
     version = alice.get(f"/api/matches/{match_id}").json()["version"]
 
     subscribed = threading.Event()
@@ -109,7 +118,8 @@ def test_fifty_copies_of_one_move_over_two_processes_apply_once(
     match_id, alice, _bob = new_match(a, b)
     cookie = alice.cookies[SEAT_COOKIE]
     copies = 50
-    gate = threading.Barrier(copies)
+    released: list[float] = []
+    gate = threading.Barrier(copies, action=lambda: released.append(time.monotonic()))
 
     def submit(i: int) -> int:
         server = (a, b)[i % 2]
@@ -117,10 +127,9 @@ def test_fifty_copies_of_one_move_over_two_processes_apply_once(
             gate.wait()
             return client.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0}).status_code
 
-    started = time.monotonic()
     with ThreadPoolExecutor(copies) as pool:
         statuses = Counter(pool.map(submit, range(copies)))
-    took = time.monotonic() - started
+    took = time.monotonic() - released[0]
     print(f"\n{copies} concurrent submissions over two processes: {dict(statuses)} in {took:.2f}s")
 
     assert statuses == Counter({200: 1, 409: copies - 1})
@@ -128,3 +137,48 @@ def test_fifty_copies_of_one_move_over_two_processes_apply_once(
     assert state["moves"] == ["d1"]
     assert state["ply"] == 1
     assert b.url != a.url and httpx.get(f"{b.url}/api/matches/{match_id}").json()["moves"] == ["d1"]
+
+
+def test_the_listener_reconnects_and_catches_up_on_what_it_missed(
+    servers: tuple[LiveServer, LiveServer], pg_url: str
+) -> None:
+    a, b = servers
+    match_id, alice, bob = new_match(a, b)
+    engine = make_engine(pg_url)
+    broker = PgBroker(engine, reconnect_seconds=(1.0, 1.0))
+    assert broker.start(wait_seconds=10)
+    thread = broker._thread
+    played = [("d1", 0, alice), ("a1", 1, bob), ("d2", 2, alice)]
+
+    def play(move: str, ply: int, client: httpx.Client) -> int:
+        response = client.post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
+        assert response.status_code == 200, response.text
+        return response.json()["version"]
+
+    async def scenario() -> None:
+        async with broker.subscribe(match_id) as queue:
+            # Heard live from another process.
+            version = await asyncio.to_thread(play, *played[0])
+            assert await asyncio.wait_for(queue.get(), 2) == version
+
+            # Its connection dies; a move made meanwhile is caught up on reconnection.
+            with engine.connect() as conn:
+                killed = conn.execute(
+                    text("SELECT pg_terminate_backend(:pid, 5000)"), {"pid": broker.backend_pid}
+                ).scalar()
+            assert killed
+            version = await asyncio.to_thread(play, *played[1])
+            assert await asyncio.wait_for(queue.get(), 10) == version
+            assert broker.connections == 2
+
+            # And it goes on listening.
+            version = await asyncio.to_thread(play, *played[2])
+            assert await asyncio.wait_for(queue.get(), 2) == version
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        broker.stop()
+        engine.dispose()
+    assert thread is not None and not thread.is_alive()
+    assert not broker.listening

@@ -1,0 +1,66 @@
+"""Fresh PostgreSQL databases for tests (used when TEST_DATABASE_URL is set).
+
+TEST_DATABASE_URL names a PostgreSQL server and a role that may create databases,
+e.g. ``postgresql+psycopg://tablero:tablero@127.0.0.1:54329/postgres`` (.ci/run starts
+one). Every test gets a database of its own, made here and dropped when the test
+process ends; the caller applies the migrations.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import uuid
+
+import psycopg
+from psycopg import sql
+from sqlalchemy.engine import URL, make_url
+
+#: Databases made by this process, dropped at exit.
+_created: list[tuple[URL, str]] = []
+
+
+def _connect(url: URL) -> psycopg.Connection:
+    """An autocommit psycopg connection to ``url`` (CREATE/DROP DATABASE need one)."""
+    return psycopg.connect(
+        host=url.host,
+        port=url.port,
+        user=url.username,
+        password=url.password,
+        dbname=url.database,
+        autocommit=True,
+        connect_timeout=10,
+        **{k: str(v) for k, v in url.query.items()},
+    )
+
+
+def maintenance_url(server_url: str) -> URL:
+    """The server URL with a database to connect to for administration (default ``postgres``)."""
+    url = make_url(server_url)
+    if url.get_backend_name() != "postgresql":
+        raise ValueError(f"TEST_DATABASE_URL must be a PostgreSQL URL, not {url.get_backend_name()}")
+    return url.set(database=url.database or "postgres")
+
+
+def fresh_database(server_url: str) -> str:
+    """Create a new, empty, uniquely named database; return its SQLAlchemy URL."""
+    server = maintenance_url(server_url)
+    name = f"tablero_test_{os.getpid()}_{uuid.uuid4().hex[:12]}"
+    with _connect(server) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    if not _created:
+        atexit.register(drop_created)
+    _created.append((server, name))
+    url = server.set(drivername="postgresql+psycopg", database=name)
+    return url.render_as_string(hide_password=False)
+
+
+def drop_created() -> None:
+    """Drop the databases this process made (best effort: a failure only leaves one behind)."""
+    while _created:
+        server, name = _created.pop()
+        try:
+            with _connect(server) as conn:
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        except psycopg.Error:
+            pass

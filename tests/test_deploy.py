@@ -1,0 +1,206 @@
+"""The deployment files: docker-compose.yml, the Dockerfile and deploy/nginx.conf.
+
+No Docker engine runs here, so the compose file is checked against the Compose
+Specification's JSON schema (check-jsonschema ships it) and for what the deployment
+promises; nginx, when installed (.ci/run installs it), runs our config in front of a real
+server to show event streams pass through.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from ruamel.yaml import YAML
+
+from app.config import ROOT
+from app.manage import migrate
+from tests.app.conftest import database_url
+from tests.live import LiveServer, free_port
+
+COMPOSE = ROOT / "docker-compose.yml"
+NGINX_CONF = ROOT / "deploy" / "nginx.conf"
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+
+
+def compose() -> dict:
+    return YAML(typ="safe").load(COMPOSE.read_text())
+
+
+def test_compose_file_follows_the_compose_specification() -> None:
+    checker = Path(sys.executable).with_name("check-jsonschema")
+    result = subprocess.run(
+        [str(checker), "--builtin-schema", "vendor.compose-spec", str(COMPOSE)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_compose_runs_migrations_once_then_three_replicas_behind_a_proxy() -> None:
+    services = compose()["services"]
+    assert set(services) >= {"postgres", "migrate", "app", "proxy"}
+
+    migrate_service, app = services["migrate"], services["app"]
+    assert migrate_service["command"] == ["python", "-m", "app.manage", "migrate"]
+    assert app["deploy"]["replicas"] == 3
+    assert app["depends_on"]["migrate"] == {"condition": "service_completed_successfully"}
+    assert migrate_service["depends_on"]["postgres"] == {"condition": "service_healthy"}
+
+    # Every replica and the migration use one database and one secret key.
+    for service in (migrate_service, app):
+        env = service["environment"]
+        assert env["DATABASE_URL"].startswith("postgresql+psycopg://")
+        assert "@postgres:5432/" in env["DATABASE_URL"]
+        assert env["SECRET_KEY"].startswith("${SECRET_KEY:?")
+        assert "SECURE_COOKIES" in env
+    assert migrate_service["environment"]["DATABASE_URL"] == app["environment"]["DATABASE_URL"]
+
+    proxy = services["proxy"]
+    assert any(v.startswith("./deploy/nginx.conf:") for v in proxy["volumes"])
+    assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
+
+
+def test_dockerfile_installs_pinned_and_serves_the_factory() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert dockerfile.startswith("#") and "FROM python:3.11-slim" in dockerfile
+    assert "pip install -c constraints.txt ." in dockerfile
+    cmd = next(line for line in dockerfile.splitlines() if line.startswith("CMD "))
+    assert json.loads(cmd[4:]) == [
+        "uvicorn",
+        "--factory",
+        "app.main:create_app",
+        "--host",
+        "0.0.0.0",
+        "--port",
+        "8000",
+        "--proxy-headers",
+    ]
+    # What the app reads from disk at run time is in the image.
+    for needed in ("alembic.ini", "migrations", "templates", "static", "app", "games"):
+        assert f"COPY {needed} " in dockerfile
+
+
+def test_nginx_config_keeps_event_streams_unbuffered() -> None:
+    conf = NGINX_CONF.read_text()
+    events = conf[conf.index("location ~ ^/matches/[^/]+/events$") :]
+    events = events[: events.index("}")]
+    for directive in ("proxy_buffering off;", "proxy_cache off;", "proxy_read_timeout 1h;"):
+        assert directive in events
+    assert "proxy_http_version 1.1;" in conf
+    assert 'proxy_set_header Connection "";' in conf
+
+
+# ----------------------------------------------------------- nginx for real
+
+
+def nginx_main_config(prefix: Path, server_conf: Path) -> Path:
+    """A minimal nginx.conf around ``server_conf``, as the nginx image's main config does."""
+    main = prefix / "nginx.conf"
+    main.write_text(
+        f"""
+daemon off;
+pid {prefix}/nginx.pid;
+error_log {prefix}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+    access_log off;
+    client_body_temp_path {prefix}/body;
+    proxy_temp_path {prefix}/proxy;
+    fastcgi_temp_path {prefix}/fastcgi;
+    uwsgi_temp_path {prefix}/uwsgi;
+    scgi_temp_path {prefix}/scgi;
+    include {server_conf};
+}}
+"""
+    )
+    return main
+
+
+needs_nginx = pytest.mark.skipif(
+    not Path(NGINX).exists(), reason="nginx is not installed (.ci/run installs it)"
+)
+
+
+@needs_nginx
+def test_nginx_accepts_the_config(tmp_path: Path) -> None:
+    main = nginx_main_config(tmp_path, NGINX_CONF)
+    result = subprocess.run(
+        [NGINX, "-t", "-p", str(tmp_path), "-c", str(main)], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def proxied(tmp_path: Path) -> Iterator[tuple[str, LiveServer]]:
+    """Our nginx config in front of a live server: (the proxy's URL, the server)."""
+    url = database_url(tmp_path)
+    migrate(url)
+    server = LiveServer(url)
+    server.start()
+    port = free_port()
+    conf = NGINX_CONF.read_text()
+    conf = conf.replace("resolver 127.0.0.11 valid=10s ipv6=off;", "")
+    conf = conf.replace("http://app:8000", server.url).replace("listen 80;", f"listen 127.0.0.1:{port};")
+    server_conf = tmp_path / "server.conf"
+    server_conf.write_text(conf)
+    main = nginx_main_config(tmp_path, server_conf)
+    nginx = subprocess.Popen([NGINX, "-p", str(tmp_path), "-c", str(main)], stderr=subprocess.PIPE)
+    proxy = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                if httpx.get(proxy + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            assert nginx.poll() is None, nginx.stderr.read().decode() if nginx.stderr else "nginx exited"
+            assert time.monotonic() < deadline, "nginx did not start"
+            time.sleep(0.1)
+        yield proxy, server
+    finally:
+        nginx.terminate()
+        nginx.wait(timeout=10)
+        server.stop()
+
+
+@needs_nginx
+def test_events_pass_through_nginx_as_they_happen(proxied: tuple[str, LiveServer]) -> None:
+    proxy, _server = proxied
+    alice, bob = httpx.Client(base_url=proxy), httpx.Client(base_url=proxy)
+    match_id = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"}).json()["id"]
+    assert bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).status_code == 200
+    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+
+    opened, heard = threading.Event(), []
+
+    def listen() -> None:
+        headers = {"Last-Event-ID": str(version)}
+        with httpx.stream("GET", f"{proxy}/matches/{match_id}/events", headers=headers, timeout=10) as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            for line in r.iter_lines():
+                if line.startswith("retry:"):
+                    opened.set()
+                elif line.startswith("id: "):
+                    heard.append((time.monotonic(), int(line[4:])))
+                    return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    assert opened.wait(10), "the first bytes of the stream were held back by the proxy"
+    sent = time.monotonic()
+    moved = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0})
+    assert moved.status_code == 200, moved.text
+    listener.join(timeout=5)
+    assert heard and heard[0][1] == moved.json()["version"]
+    assert heard[0][0] - sent < 1.0
