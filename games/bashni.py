@@ -382,6 +382,16 @@ def has_moves(pos: Position) -> bool:
     return any(_king_can_capture(sq, enemy, empty | BIT[sq]) for sq in _squares(kings))
 
 
+def has_capture(pos: Position) -> bool:
+    """Whether the side to move has a capture, and so must capture (the search's quiescence test)."""
+    own, enemy = _own_enemy(pos)
+    empty = DARK & ~(own | enemy)
+    kings = own & pos.kings
+    if _men_jumpers(own ^ kings, enemy, empty):
+        return True
+    return any(_king_can_capture(sq, enemy, empty | BIT[sq]) for sq in _squares(kings))
+
+
 def _promotes(path: tuple[int, ...], far: int) -> bool:
     """Whether a man moving along ``path`` reaches its far rank (and so is crowned)."""
     if far & BIT[path[-1]]:

@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
+import games
+from games.ai.levels import bashni_level, choose_move, level_count, level_for
 from games.ai.search import WIN, Evaluation, Progress, best_move, is_forced_result, search
-from games.base import Game, Outcome
+from games.base import BadPosition, Game, IllegalMove, Outcome, UnknownGame
 
 # ------------------------------------------------------------------ tic-tac-toe
 
@@ -310,3 +312,80 @@ def test_a_player_without_moves_loses_and_the_search_sees_it_coming() -> None:
     game = GraphGame({"r": ("a", "d"), "a": ("r",)})
     result = best_move(game, ("r", "w"), NodeValues({"r": 0, "a": 99, "d": 0}), 3)
     assert result is not None and (result.move, result.score) == ("d", WIN - 1)
+
+
+# ------------------------------------------------------------------ levels
+
+BASHNI_MIDGAME = "w a1:w,b2:w,d2:w,f2:w,h2:w,a3:w,c3:w,b4:b,e5:bw,b6:b,c7:b,e7:b,g7:b,b8:b,f8:b,h8:b 26 0"
+
+
+def test_bashni_ladder_levels_follow_the_rules() -> None:
+    table = [(bashni_level(n).depth, bashni_level(n).random_rate) for n in range(1, 10)]
+    assert table == [
+        (1, 0.30),
+        (2, 0.15),
+        (3, 0.07),
+        (4, 0.03),
+        (5, 0.01),
+        (6, 0.0),
+        (7, 0.0),
+        (7, 0.0),
+        (7, 0.0),
+    ]
+    assert level_for("bashni", 12) == bashni_level(12)
+
+
+@pytest.mark.parametrize("name", ["morris", "bobail", "bilsang"])
+def test_other_games_have_four_levels_getting_deeper_and_steadier(name: str) -> None:
+    levels = [level_for(name, n) for n in range(1, 5)]
+    assert level_count(name) == 4
+    assert all(a.depth <= b.depth and a.random_rate >= b.random_rate for a, b in itertools.pairwise(levels))
+    assert levels[-1].random_rate == 0.0
+    with pytest.raises(ValueError, match=r"1\.\.4"):
+        level_for(name, 5)
+
+
+def test_unknown_levels_and_games_are_refused() -> None:
+    with pytest.raises(ValueError, match="from 1"):
+        level_for("bashni", 0)
+    with pytest.raises(UnknownGame):
+        level_for("chess", 1)
+    with pytest.raises(UnknownGame):
+        choose_move("chess", "", 1, 0)
+
+
+def test_choose_move_is_reproducible_and_legal() -> None:
+    first = choose_move("bashni", BASHNI_MIDGAME, 4, seed=9)
+    again = choose_move("bashni", BASHNI_MIDGAME, 4, seed=9)
+    assert first[0] == again[0]
+    del first[1]["ms"], again[1]["ms"]  # the only field that depends on the machine
+    assert first[1] == again[1]
+    bashni = games.get("bashni")
+    assert first[0] in bashni.move_texts(bashni.parse_position(BASHNI_MIDGAME))
+    assert set(first[1]) == {"random", "depth", "score", "nodes"}
+
+
+def test_the_blunder_rate_is_about_the_level_s() -> None:
+    # Deterministic: the same 300 seeds always give the same count.
+    randoms = sum(choose_move("bashni", BASHNI_MIDGAME, 1, seed)[1]["random"] for seed in range(300))
+    assert 0.22 * 300 < randoms < 0.38 * 300
+    assert not any(choose_move("bashni", BASHNI_MIDGAME, 6, seed)[1]["random"] for seed in range(3))
+
+
+def test_a_searched_move_reports_its_depth() -> None:
+    _, info = choose_move("bashni", BASHNI_MIDGAME, 3, seed=1)
+    assert not info["random"]
+    assert info["depth"] == 3 and info["nodes"] > 0
+
+
+def test_a_forced_move_is_played_without_searching() -> None:
+    only_capture = "w c3:w,d4:b,h8:b 30 0"
+    move, info = choose_move("bashni", only_capture, 7, seed=1)
+    assert (move, info["depth"], info["nodes"]) == ("c3:e5", 0, 0)
+
+
+def test_a_finished_position_has_no_move_to_choose() -> None:
+    with pytest.raises(IllegalMove):
+        choose_move("bashni", "w h8:b,a7:b 30 0", 3, seed=1)
+    with pytest.raises(BadPosition):
+        choose_move("bashni", "w nonsense 0 0", 3, seed=1)

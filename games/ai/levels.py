@@ -1,0 +1,209 @@
+"""Opponent levels, and the one call the web app and the CLI make to get a move.
+
+A level is a search depth plus a rate of deliberate mistakes: with that
+probability the opponent plays a uniformly random legal move instead of its
+searched one. Everything random comes from one ``random.Random``, so the same
+seed gives the same moves.
+
+Bashni's levels are the solo ladder of RULES.md: opponent *n* searches
+min(n, 7) plies and blunders 30/15/7/3/1 % of the time for n = 1..5, never from
+6 on (from 8 on the player is handicapped instead; that is the caller's
+``initial(handicap=…)``, not the opponent's business). The other games have
+four levels, easy, medium, hard and strongest, measured against each other in
+``bench/ai_strength.py`` (docs/benchmarks-ai.md has the tables).
+
+``choose_move`` takes and returns only strings and numbers, so it can run in a
+worker process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import games
+from games.ai.search import Evaluation, Progress, search
+from games.base import Game, IllegalMove
+
+
+@dataclass(frozen=True, slots=True)
+class Level:
+    """How an opponent plays: its search depth in plies and its blunder rate (0..1)."""
+
+    depth: int
+    random_rate: float
+    name: str = ""
+
+
+#: Opponent n's blunder rate for n = 1..5 (RULES.md, "Bashni solo streak").
+BASHNI_RANDOM_RATES = (0.30, 0.15, 0.07, 0.03, 0.01)
+#: Opponent n searches min(n, BASHNI_MAX_DEPTH) plies.
+BASHNI_MAX_DEPTH = 7
+
+
+def bashni_level(n: int) -> Level:
+    """Opponent ``n`` (1, 2, …) of the Bashni ladder."""
+    if n < 1:
+        raise ValueError(f"Bashni opponents are numbered from 1, got {n}")
+    rate = BASHNI_RANDOM_RATES[n - 1] if n <= len(BASHNI_RANDOM_RATES) else 0.0
+    return Level(min(n, BASHNI_MAX_DEPTH), rate, f"opponent {n}")
+
+
+#: Levels 1..4 of the other games: easy, medium, hard, strongest. The depths
+#: and rates are the ones bench/ai_strength.py measured to be in order (each
+#: level beats the one below it) with the strongest replying in well under a
+#: second; docs/benchmarks-ai.md has the figures.
+LEVELS: dict[str, tuple[Level, ...]] = {
+    "morris": (
+        Level(1, 0.25, "easy"),
+        Level(2, 0.10, "medium"),
+        Level(4, 0.0, "hard"),
+        Level(6, 0.0, "strongest"),
+    ),
+    "bobail": (
+        Level(1, 0.25, "easy"),
+        Level(2, 0.10, "medium"),
+        Level(3, 0.0, "hard"),
+        Level(4, 0.0, "strongest"),
+    ),
+    "bilsang": (
+        Level(1, 0.30, "easy"),
+        Level(1, 0.0, "medium"),
+        Level(2, 0.0, "hard"),
+        Level(3, 0.0, "strongest"),
+    ),
+}
+
+
+def level_for(game_name: str, n: int) -> Level:
+    """Level ``n`` of ``game_name``: any n >= 1 for Bashni, 1..4 for the others."""
+    if game_name == "bashni":
+        return bashni_level(n)
+    table = LEVELS.get(game_name)
+    if table is None:
+        raise games.UnknownGame(f"no opponent levels for {game_name!r}")
+    if not 1 <= n <= len(table):
+        raise ValueError(f"{game_name} levels are 1..{len(table)}, got {n}")
+    return table[n - 1]
+
+
+def level_count(game_name: str) -> int | None:
+    """How many levels a game has; ``None`` for Bashni's open-ended ladder."""
+    return None if game_name == "bashni" else len(LEVELS[game_name])
+
+
+_EVALUATIONS: dict[str, tuple[str, str]] = {
+    "bashni": ("games.ai.eval_bashni", "BashniEvaluation"),
+}
+
+
+def evaluation_for(game_name: str) -> Evaluation:
+    """A fresh evaluation for ``game_name`` (evaluations may cache, so one per search)."""
+    spec = _EVALUATIONS.get(game_name)
+    if spec is None:
+        raise games.UnknownGame(f"no evaluation for {game_name!r}")
+    module, name = spec
+    factory: Any = getattr(importlib.import_module(module), name)
+    return factory()
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """A chosen move and how it was found.
+
+    ``random`` is True when the level's blunder rate picked a random move; then
+    ``depth``, ``score`` and ``nodes`` are 0. ``score`` is from the mover's
+    view, in the evaluation's units (``games.ai.search.WIN`` for a forced win).
+    """
+
+    move: Any
+    random: bool
+    depth: int
+    score: int
+    nodes: int
+    ms: int
+
+
+def choose(
+    game: Game,  # type: ignore[type-arg]
+    state: Any,
+    level: Level,
+    rng: random.Random,
+    *,
+    history: Sequence[Any] = (),
+    time_limit: float | None = None,
+) -> Choice:
+    """The move ``level`` plays in ``state``; raises ``IllegalMove`` if the game is over.
+
+    ``history`` holds the game's earlier positions (start first, ``state``
+    excluded), which the search needs for games with a repetition rule.
+    ``time_limit`` (seconds) is a safety net: the search then plays the best
+    move of the last depth it finished, which makes the move depend on the
+    machine's speed.
+    """
+    began = time.perf_counter()
+    moves = game.legal_moves(state)
+    if not moves:
+        raise IllegalMove("the game is over; there is no move to choose")
+
+    def done(move: Any, is_random: bool, progress: Progress | None = None) -> Choice:
+        ms = int((time.perf_counter() - began) * 1000)
+        if progress is None:
+            return Choice(move, is_random, 0, 0, 0, ms)
+        return Choice(move, is_random, progress.depth, progress.score, progress.nodes, ms)
+
+    if level.random_rate > 0 and rng.random() < level.random_rate:
+        return done(rng.choice(moves), True)
+    if len(moves) == 1:
+        return done(moves[0], False)
+    deadline = None if time_limit is None else time.monotonic() + time_limit
+    last = None
+    for last in search(  # noqa: B007 - the last completed depth is the answer
+        game, state, evaluation_for(game.name), level.depth, history=history, deadline=deadline, rng=rng
+    ):
+        pass
+    if last is None:
+        # Not even depth 1 finished in time: finish it regardless, it is quick.
+        for last in search(game, state, evaluation_for(game.name), 1, history=history):  # noqa: B007
+            pass
+    assert last is not None
+    return done(last.move, False, last)
+
+
+def choose_move(
+    game_name: str,
+    position: str,
+    level: int,
+    seed: int,
+    history: Sequence[str] = (),
+    time_limit: float | None = None,
+) -> tuple[str, dict[str, Any]]:
+    """The move (in notation) opponent ``level`` plays in ``position``, and how it was found.
+
+    Pure and picklable for a process pool: the same arguments give the same
+    move (unless ``time_limit`` cuts a search short). ``history`` is the
+    game's earlier position strings, start first, ``position`` excluded; pass
+    it for Morris and Bobail, whose threefold-repetition draw the search
+    avoids or seeks; other games ignore it. The dict holds ``random``,
+    ``depth``, ``score``, ``nodes`` and ``ms``. Raises ``games.GameError``
+    (``UnknownGame``, ``BadPosition``, ``IllegalMove`` for a finished
+    position) and ``ValueError`` for a level the game does not have.
+    """
+    game = games.get(game_name)
+    state = game.parse_position(position)
+    earlier = [game.parse_position(text) for text in history]
+    choice = choose(
+        game, state, level_for(game_name, level), random.Random(seed), history=earlier, time_limit=time_limit
+    )
+    info = {
+        "random": choice.random,
+        "depth": choice.depth,
+        "score": choice.score,
+        "nodes": choice.nodes,
+        "ms": choice.ms,
+    }
+    return game.format_move(choice.move), info
