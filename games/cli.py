@@ -1,4 +1,4 @@
-"""The engine command line of RULES.md: perft, moves, apply, result.
+"""The engine command line of RULES.md: perft, moves, apply, result, think.
 
 Line-oriented verbs read stdin and answer one line per input line; a line that
 cannot be read gets one ``error: …`` line and the program goes on.
@@ -7,11 +7,13 @@ cannot be read gets one ``error: …`` line and the program goes on.
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 from collections.abc import Callable, Iterable
 from typing import TextIO
 
 import games
+from games.ai.levels import choose, level_for
 from games.base import Game, GameError
 
 
@@ -38,6 +40,19 @@ def result_line(game: Game, line: str) -> str:  # type: ignore[type-arg]
     if outcome.winner is None:
         return "draw"
     return f"win {outcome.winner}"
+
+
+def think_line(game: Game, line: str, level: int, seed: int) -> str:  # type: ignore[type-arg]
+    """The move opponent ``level`` plays in the position ``line``, a space, and the milliseconds taken.
+
+    The random generator is seeded with the seed and the position together, so
+    a position's answer does not depend on the lines before it, yet a level
+    that blunders does not blunder on every line alike.
+    """
+    state = game.parse_position(line)
+    rng = random.Random(f"{seed} {game.format_position(state)}")
+    choice = choose(game, state, level_for(game.name, level), rng)
+    return f"{game.format_move(choice.move)} {choice.ms}"
 
 
 def _each_line(
@@ -71,6 +86,10 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         ("result", "ongoing, draw or win SIDE for each position"),
     ):
         verbs.add_parser(verb, help=text).add_argument("game")
+    think = verbs.add_parser("think", help="the computer opponent's move and milliseconds for each position")
+    think.add_argument("game")
+    think.add_argument("--level", type=int, required=True, help="Bashni 1, 2, …; other games 1..4")
+    think.add_argument("--seed", type=int, default=0, help="same seed, same moves (default 0)")
     args = parser.parse_args(argv)
 
     try:
@@ -88,6 +107,19 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         for depth in range(1, args.depth + 1):
             stdout.write(f"{depth} {game.perft(state, depth)}\n")
             stdout.flush()
+        return 0
+
+    if args.verb == "think":
+        try:
+            level_for(game.name, args.level)
+        except ValueError as exc:
+            stdout.write(_error(exc) + "\n")
+            return 2
+
+        def think_answer(game: Game, line: str) -> str:  # type: ignore[type-arg]
+            return think_line(game, line, args.level, args.seed)
+
+        _each_line(game, think_answer, stdin, stdout)
         return 0
 
     answer = {"moves": moves_line, "apply": apply_line, "result": result_line}[args.verb]
