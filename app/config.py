@@ -30,6 +30,11 @@ class Settings:
     sse_retry_ms: int = 2000
     #: Seconds between keep-alive comments on idle event streams.
     sse_ping_seconds: float = 15.0
+    #: Worker processes that compute the computer's moves (each app process has its own).
+    computer_processes: int = field(default_factory=lambda: max(1, min(4, os.cpu_count() or 1)))
+    #: "search" (the real opponent) or "first-legal": a weak, predictable opponent that
+    #: only the test suite uses, so browser tests can beat the ladder's opponent 1.
+    computer_thinker: str = "search"
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -37,6 +42,10 @@ class Settings:
             "database_url": os.environ.get("DATABASE_URL") or DEFAULT_DATABASE_URL,
             "secure_cookies": _flag("SECURE_COOKIES"),
         }
+        if os.environ.get("COMPUTER_PROCESSES"):
+            kwargs["computer_processes"] = max(1, int(os.environ["COMPUTER_PROCESSES"]))
+        if os.environ.get("TABLERO_TEST_OPPONENT"):
+            kwargs["computer_thinker"] = os.environ["TABLERO_TEST_OPPONENT"]
         if os.environ.get("SECRET_KEY"):
             kwargs["secret_key"] = os.environ["SECRET_KEY"]
         return cls(**kwargs)  # type: ignore[arg-type]

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -11,24 +12,31 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.computer import ComputerWorker
 from app.config import ROOT, Settings
 from app.db import make_engine, make_sessionmaker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
-from app.routes import api, events, pages
+from app.routes import api, events, ladder, pages
 from app.services.errors import ServiceError
-from app.services.matches import MatchService
+from app.services.ladder import LadderService
+from app.services.matches import MatchService, now
 from app.web import page_context, templates
 from games.base import GameError
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, clock: Callable[[], datetime] | None = None) -> FastAPI:
+    """The application; ``clock`` replaces the time source (tests of think time)."""
     settings = settings or Settings.from_env()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with listening(app.state.broker):
-            yield
+            await app.state.computer.start()
+            try:
+                yield
+            finally:
+                await app.state.computer.stop()
         app.state.engine.dispose()
 
     app = FastAPI(
@@ -45,12 +53,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.sessions = sessions
     app.state.broker = broker
-    app.state.matches = MatchService(sessions, broker.publish)
+    matches = MatchService(sessions, broker.publish, clock=clock or now)
+    computer = ComputerWorker(
+        sessions,
+        matches,
+        thinker=settings.computer_thinker,
+        processes=settings.computer_processes,
+        clock=clock or now,
+    )
+    matches.wake_computer = computer.wake
+    app.state.matches = matches
+    app.state.computer = computer
+    app.state.ladder = LadderService(sessions, matches)
 
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(events.router)
+    app.include_router(ladder.router)
+    app.include_router(ladder.api_router)
     _install_error_handlers(app)
     return app
 

@@ -47,6 +47,15 @@ class Match(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: When the player to move got the position: think times are measured from here.
+    turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: Set while the computer is to move: the work queue of computer replies lives here.
+    ai_turn_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    #: A worker that took the computer's turn holds it until then (then anyone may retry).
+    ai_claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    ladder_run_id: Mapped[str | None] = mapped_column(
+        ForeignKey("ladder_runs.id", ondelete="SET NULL"), index=True
+    )
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.side", cascade="all, delete-orphan"
@@ -88,3 +97,23 @@ class MoveRecord(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     match: Mapped[Match] = relationship(back_populates="moves")
+
+
+class LadderRun(Base):
+    """A solo Bashni streak: the player (always White) against opponents 1, 2, … 18."""
+
+    __tablename__ = "ladder_runs"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str] = mapped_column(String(64), index=True)
+    status: Mapped[str] = mapped_column(String(16), index=True)  # playing | finished
+    #: The opponent of the current (or, once finished, the last) game.
+    opponent: Mapped[int] = mapped_column(Integer, default=1)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    #: Total think time of the player in the games they won, in milliseconds.
+    think_ms_won: Mapped[int] = mapped_column(Integer, default=0)
+    score: Mapped[int] = mapped_column(Integer, default=0, index=True)
+    match_id: Mapped[str | None] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -92,3 +92,45 @@ class LegalMoves(BaseModel):
 
 class ErrorDetail(BaseModel):
     detail: str
+
+
+class RunCreate(Strict):
+    name: str = Field(max_length=200)
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        return clean_name(value)
+
+
+class RunCreated(BaseModel):
+    id: str
+    opponent: int
+    match_id: str
+
+
+class RunPublic(BaseModel):
+    id: str
+    name: str
+    status: Literal["playing", "finished"]
+    opponent: int
+    wins: int
+    think_ms_won: int
+    score: int
+    match_id: str | None
+
+
+class LeaderboardEntry(BaseModel):
+    rank: int
+    name: str
+    wins: int
+    avg_think_ms: int | None
+    score: int
+    finished_at: str | None
+    run_id: str
+
+
+class Leaderboard(BaseModel):
+    entries: list[LeaderboardEntry]
+    page: int
+    pages: int

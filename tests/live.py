@@ -22,14 +22,15 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving the app on a free port, against its own database."""
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(self, database_url: str, env: dict[str, str] | None = None) -> None:
         self.database_url = database_url
+        self.env = env or {}
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = {**os.environ, "DATABASE_URL": self.database_url, "SECRET_KEY": "e2e-secret"}
+        env = {**os.environ, "DATABASE_URL": self.database_url, "SECRET_KEY": "e2e-secret", **self.env}
         self.process = subprocess.Popen(
             [
                 sys.executable,

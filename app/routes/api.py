@@ -27,16 +27,32 @@ ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorDetail} for code
 router = APIRouter(prefix="/api", tags=["matches"], responses=ERRORS)
 
 
+def check_level(game: str, level: int) -> None:
+    from games.ai.levels import level_count
+
+    try:
+        count = level_count(game)
+    except KeyError:
+        return  # unknown game: create() says so
+    top = 18 if count is None else count
+    if not 1 <= level <= top:
+        raise Invalid(f"{game} computer levels are 1..{top}")
+
+
 def service(request: Request) -> MatchService:
     return request.app.state.matches
 
 
 @router.post("/matches", status_code=201, response_model=MatchCreated)
 def create_match(body: MatchCreate, request: Request, response: Response) -> dict[str, Any]:
+    level = None
     if body.opponent is not None:
-        raise Invalid("computer opponents are not available yet")
+        level = body.opponent.level
+        check_level(body.game, level)
     owner = ensure_player(request, response)
-    change = service(request).create(body.game, body.name, body.side, owner, public=body.public)
+    change = service(request).create(
+        body.game, body.name, body.side, owner, public=body.public, computer_level=level
+    )
     assert change.seat is not None
     return {
         "id": change.match.id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
@@ -13,7 +14,7 @@ from app import boards, i18n
 from app.config import ROOT
 from app.models import Match
 from app.services.clicks import follow
-from app.services.errors import NotFound, ServiceError
+from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.matches import MatchService, history, seat_of
 from app.services.tokens import continue_code
 from app.texts import N_
@@ -58,14 +59,40 @@ def healthz(request: Request) -> Response:
     return Response("ok", media_type="text/plain")
 
 
+#: The four strengths offered on the new-match form, as levels of games.ai.levels.
+#: Bashni's levels are the ladder's opponents; 7 is the deepest search there is.
+COMPUTER_CHOICES = {
+    "easy": N_("easy"),
+    "medium": N_("medium"),
+    "hard": N_("hard"),
+    "strongest": N_("strongest"),
+}
+BASHNI_LEVELS = {"easy": 1, "medium": 3, "hard": 5, "strongest": 7}
+OTHER_LEVELS = {"easy": 1, "medium": 2, "hard": 3, "strongest": 4}
+
+
+def computer_level(game: str, choice: str) -> int | None:
+    """The level behind a strength on the form; "" means a friend, not the computer."""
+    if not choice:
+        return None
+    table = BASHNI_LEVELS if game == "bashni" else OTHER_LEVELS
+    if choice not in table:
+        raise Invalid(N_("choose a strength for the computer"))
+    return table[choice]
+
+
 @router.get("/", response_class=HTMLResponse)
 def lobby(request: Request) -> Response:
     lists = service(request).lobby()
-    return templates.TemplateResponse(
+    context = page_context(
         request,
-        "lobby.html",
-        page_context(request, games=games.all(), blurbs=GAME_BLURBS, lists=lists, mine=viewer_hash(request)),
+        games=games.all(),
+        blurbs=GAME_BLURBS,
+        lists=lists,
+        mine=viewer_hash(request),
+        computer_levels=list(COMPUTER_CHOICES.items()),
     )
+    return templates.TemplateResponse(request, "lobby.html", context)
 
 
 @router.get("/rules/{game_name}", response_class=HTMLResponse)
@@ -99,10 +126,12 @@ def create_match(
     name: Annotated[str, Form()],
     side: Annotated[str, Form()] = "random",
     public: Annotated[bool, Form()] = False,
+    opponent: Annotated[str, Form()] = "",
 ) -> Response:
     response = RedirectResponse("/", status_code=303)
+    level = computer_level(game, opponent)
     owner = ensure_player(request, response)
-    change = service(request).create(game, name, side, owner, public=public)
+    change = service(request).create(game, name, side, owner, public=public, computer_level=level)
     response.headers["location"] = f"/matches/{change.match.id}"
     remember_name(response, name)
     return response
@@ -154,6 +183,9 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         position_text=game.format_position(state),
     )
     names = {s.side: s.name for s in match.seats}
+    if match.ladder_run_id is not None:
+        extra["run"] = request.app.state.ladder.get(match.ladder_run_id)
+        extra["clock"] = think_clock(match, request.app.state.matches.clock())
     continue_link = None
     if seat is not None:
         code = continue_code(settings(request).secret_key, seat.id)
@@ -176,6 +208,24 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         board=boards.board_data(view),
         **extra,
     )
+
+
+def think_clock(match: Match, moment: datetime) -> dict[str, Any]:
+    """White's think time in this game, in ms: what is done, and the running turn."""
+    done = sum(m.think_ms or 0 for m in match.moves if m.side == "w")
+    running = 0
+    game = games.get(match.game)
+    white_to_move = game.to_move(game.parse_position(match.position)) == "w"
+    if match.status == "playing" and white_to_move and match.turn_started_at is not None:
+        started = match.turn_started_at
+        if started.tzinfo is None:
+            started = started.replace(tzinfo=UTC)
+        running = max(0, int((moment - started).total_seconds() * 1000))
+    return {
+        "done_ms": done,
+        "turn_ms": running,
+        "running": running > 0 or (white_to_move and match.status == "playing"),
+    }
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)

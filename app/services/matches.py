@@ -101,10 +101,70 @@ class Change:
     seat: Seat | None = None
 
 
+#: Called inside the transaction that finishes a match (the ladder moves on here).
+FinishHook = Callable[[Session, Match], None]
+
+
+def build_match(
+    game: Game,  # type: ignore[type-arg]
+    options: dict[str, Any],
+    seats: list[Seat],
+    status: str,
+    public: bool = False,
+    started: datetime | None = None,
+) -> Match:
+    """A new match at the game's start position (not yet added to a session)."""
+    start = game.format_position(game.initial(**options))
+    match = Match(
+        id=new_match_id(),
+        game=game.name,
+        options=json.dumps(options, sort_keys=True),
+        status=status,
+        public=public,
+        initial_position=start,
+        position=start,
+        ply=0,
+        version=1,
+        turn_started_at=started if status == "playing" else None,
+    )
+    match.seats.extend(seats)
+    settle_turn(match, started)
+    return match
+
+
+def computer_seat(match: Match, side: str) -> Seat | None:
+    return next((s for s in match.seats if s.side == side and s.ai_level is not None), None)
+
+
+def settle_turn(match: Match, at: datetime | None) -> None:
+    """Queue the computer's turn when it is to move in a match being played."""
+    if match.status != "playing":
+        match.ai_turn_at = None
+        match.ai_claimed_until = None
+        return
+    side = engine_for(match).to_move(engine_for(match).parse_position(match.position))
+    if computer_seat(match, side) is not None:
+        if match.ai_turn_at is None:
+            match.ai_turn_at = at or now()
+    else:
+        match.ai_turn_at = None
+        match.ai_claimed_until = None
+
+
 class MatchService:
-    def __init__(self, sessions: sessionmaker[Session], publish: Publish) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        publish: Publish,
+        clock: Callable[[], datetime] = now,
+        wake_computer: Callable[[], None] = lambda: None,
+    ) -> None:
         self.sessions = sessions
         self.publish = publish
+        self.clock = clock
+        #: Pokes this process's computer worker after a change that gives it the move.
+        self.wake_computer = wake_computer
+        self.finish_hooks: list[FinishHook] = []
 
     # ------------------------------------------------------------- reading
 
@@ -146,7 +206,9 @@ class MatchService:
         token_hash: str,
         public: bool = False,
         options: dict[str, Any] | None = None,
+        computer_level: int | None = None,
     ) -> Change:
+        """A new match with the creator seated; against the computer it starts at once."""
         try:
             game = games.get(game_name)
         except UnknownGame as exc:
@@ -154,30 +216,32 @@ class MatchService:
         if side not in SIDE_CHOICES:
             raise Invalid(f"side must be one of {', '.join(SIDE_CHOICES)}")
         name = clean_name(name)
-        options = options or {}
-        try:
-            start = game.format_position(game.initial(**options))
-        except (TypeError, ValueError) as exc:
-            raise Invalid(f"bad options for {game_name}: {exc}") from None
         if side == "random":
             side = random.choice(("first", "second"))
         letter = game.sides[0] if side == "first" else game.sides[1]
-        match = Match(
-            id=new_match_id(),
-            game=game.name,
-            options=json.dumps(options, sort_keys=True),
-            status="waiting",
-            public=public,
-            initial_position=start,
-            position=start,
-            ply=0,
-            version=1,
-        )
-        seat = Seat(side=letter, name=name, token_hash=token_hash)
-        match.seats.append(seat)
+        seats = [Seat(side=letter, name=name, token_hash=token_hash)]
+        if computer_level is not None:
+            seats.append(
+                Seat(
+                    side=other_side(game, letter), name=computer_name(computer_level), ai_level=computer_level
+                )
+            )
+        try:
+            match = build_match(
+                game,
+                options or {},
+                seats,
+                status="waiting" if computer_level is None else "playing",
+                public=public and computer_level is None,
+                started=self.clock(),
+            )
+        except (TypeError, ValueError) as exc:
+            raise Invalid(f"bad options for {game_name}: {exc}") from None
         with self.sessions.begin() as db:
             db.add(match)
-        return Change(self.get(match.id), seat)
+        self._after(match.id, match.version, match.ai_turn_at is not None, publish=False)
+        created = self.get(match.id)
+        return Change(created, seat_of(created, token_hash))
 
     def join(self, match_id: str, name: str, token_hash: str) -> Change:
         name = clean_name(name)
@@ -193,12 +257,12 @@ class MatchService:
                 seat = Seat(side=side, name=name, token_hash=token_hash)
                 match.seats.append(seat)
                 match.status = "playing"
-                self._touch(match)
+                self._touch(match, turn_changed=True)
                 db.flush()
                 seat_id = seat.id
                 version = match.version
         if mine is None:
-            self.publish(match_id, version)
+            self._after(match_id, version, False)
         joined = self.get(match_id)
         return Change(joined, next(s for s in joined.seats if s.id == seat_id))
 
@@ -208,26 +272,50 @@ class MatchService:
         with self.sessions.begin() as db:
             match = self._lock(db, match_id)
             seat = self._seat(match, token_hash)
-            self._require_playing(match)
-            if ply != match.ply:
-                raise Conflict(f"the match has moved on: it is at ply {match.ply}, not {ply}")
-            game = engine_for(match)
-            position = game.parse_position(match.position)
-            if game.to_move(position) != seat.side:
-                raise Conflict(N_("it is not your turn"))
-            if not isinstance(text, str) or len(text) > 200:
-                raise Invalid(N_("a move is a short text in the game's notation"))
-            try:
-                move = game.parse_move(position, text)
-            except BadMove as exc:
-                raise Invalid(f"malformed move: {exc}") from None
-            except IllegalMove as exc:
-                raise Invalid(f"illegal move: {exc}") from None
-            after = game.apply(position, move)
-            self._record(db, match, game, seat.side, game.format_move(move), after)
-            version = match.version
-        self.publish(match_id, version)
+            self._play(db, match, seat, text, ply)
+            version, computer = match.version, match.ai_turn_at is not None
+        self._after(match_id, version, computer)
         return Change(self.get(match_id), seat)
+
+    def computer_move(self, match_id: str, text: str, ply: int) -> Match:
+        """Play the computer's reply, if it is still the computer's turn at ``ply``."""
+        with self.sessions.begin() as db:
+            match = self._lock(db, match_id)
+            self._require_playing(match)
+            game = engine_for(match)
+            seat = computer_seat(match, game.to_move(game.parse_position(match.position)))
+            if seat is None:
+                raise Conflict("it is not the computer's turn")
+            self._play(db, match, seat, text, ply)
+            version, computer = match.version, match.ai_turn_at is not None
+        self._after(match_id, version, computer)
+        return self.get(match_id)
+
+    def _play(self, db: Session, match: Match, seat: Seat, text: str, ply: int) -> None:
+        """Check and record one move; raises and changes nothing when it is refused."""
+        self._require_playing(match)
+        if ply != match.ply:
+            raise Conflict(f"the match has moved on: it is at ply {match.ply}, not {ply}")
+        game = engine_for(match)
+        position = game.parse_position(match.position)
+        if game.to_move(position) != seat.side:
+            raise Conflict(N_("it is not your turn"))
+        if not isinstance(text, str) or len(text) > 200:
+            raise Invalid(N_("a move is a short text in the game's notation"))
+        try:
+            move = game.parse_move(position, text)
+        except BadMove as exc:
+            raise Invalid(f"malformed move: {exc}") from None
+        except IllegalMove as exc:
+            raise Invalid(f"illegal move: {exc}") from None
+        self._record(db, match, game, seat.side, game.format_move(move), game.apply(position, move))
+
+    def _after(self, match_id: str, version: int, computer_to_move: bool, publish: bool = True) -> None:
+        """After a commit: tell every subscriber, and the computer if it is to move."""
+        if publish:
+            self.publish(match_id, version)
+        if computer_to_move:
+            self.wake_computer()
 
     def _record(
         self,
@@ -237,8 +325,14 @@ class MatchService:
         side: str,
         notation: str,
         after: Any,
-        think_ms: int | None = None,
     ) -> None:
+        moment = self.clock()
+        think_ms = None
+        if match.turn_started_at is not None:
+            started = match.turn_started_at
+            if started.tzinfo is None:  # SQLite hands back naive datetimes
+                started = started.replace(tzinfo=UTC)
+            think_ms = max(0, int((moment - started).total_seconds() * 1000))
         match.ply += 1
         match.position = game.format_position(after)
         match.moves.append(
@@ -248,21 +342,24 @@ class MatchService:
                 notation=notation,
                 position_after=match.position,
                 think_ms=think_ms,
+                created_at=moment,
             )
         )
         match.draw_offer = None
         match.takeback_offer = None
+        match.ai_turn_at = None
+        match.ai_claimed_until = None
         outcome = game.outcome_after(history(match))
         if outcome is not None:
-            self._finish(match, outcome.winner, outcome.reason)
-        self._touch(match)
+            self._finish(db, match, outcome.winner, outcome.reason)
+        self._touch(match, turn_changed=True)
 
     def resign(self, match_id: str, token_hash: str | None) -> Change:
         with self.sessions.begin() as db:
             match = self._lock(db, match_id)
             seat = self._seat(match, token_hash)
             self._require_playing(match)
-            self._finish(match, other_side(engine_for(match), seat.side), "resignation")
+            self._finish(db, match, other_side(engine_for(match), seat.side), "resignation")
             self._touch(match)
             version = match.version
         self.publish(match_id, version)
@@ -282,6 +379,8 @@ class MatchService:
             match = self._lock(db, match_id)
             seat = self._seat(match, token_hash)
             self._require_playing(match)
+            if any(s.ai_level is not None for s in match.seats):
+                raise Conflict(f"the computer does not agree to {what}s")
             pending = getattr(match, field)
             if action == "offer":
                 if field == "takeback_offer":
@@ -296,10 +395,10 @@ class MatchService:
                     raise Conflict(f"there is no offer of {what} from your opponent to answer")
                 setattr(match, field, None)
                 if action == "accept" and field == "draw_offer":
-                    self._finish(match, None, "agreement")
+                    self._finish(db, match, None, "agreement")
                 elif action == "accept":
                     self._take_back(db, match)
-            self._touch(match)
+            self._touch(match, turn_changed=action == "accept" and field == "takeback_offer")
             version = match.version
         self.publish(match_id, version)
         return Change(self.get(match_id), seat)
@@ -329,32 +428,24 @@ class MatchService:
                 self._touch(match)
             rematch_id, version = match.rematch_id, match.version
         if created:
-            self.publish(match_id, version)
+            self._after(match_id, version, False)
         rematch = self.get(rematch_id)
+        if rematch.ai_turn_at is not None:
+            self.wake_computer()
         return Change(rematch, seat_of(rematch, token_hash))
 
     def _new_rematch(self, db: Session, match: Match) -> str:
         game = engine_for(match)
-        fresh = Match(
-            id=new_match_id(),
-            game=match.game,
-            options=match.options,
-            status="playing",
-            public=False,
-            initial_position=match.initial_position,
-            position=match.initial_position,
-            ply=0,
-            version=1,
-        )
-        for old in match.seats:
-            fresh.seats.append(
-                Seat(
-                    side=other_side(game, old.side),
-                    name=old.name,
-                    token_hash=old.token_hash,
-                    ai_level=old.ai_level,
-                )
+        seats = [
+            Seat(
+                side=other_side(game, old.side),
+                name=old.name,
+                token_hash=old.token_hash,
+                ai_level=old.ai_level,
             )
+            for old in match.seats
+        ]
+        fresh = build_match(game, json.loads(match.options), seats, status="playing", started=self.clock())
         db.add(fresh)
         return fresh.id
 
@@ -388,17 +479,26 @@ class MatchService:
         if match.status == "waiting":
             raise Conflict(N_("the match is waiting for an opponent"))
 
-    def _finish(self, match: Match, winner: str | None, reason: str) -> None:
+    def _finish(self, db: Session, match: Match, winner: str | None, reason: str) -> None:
         match.status = "finished"
         match.winner = winner
         match.reason = reason
-        match.finished_at = now()
+        match.finished_at = self.clock()
         match.draw_offer = None
         match.takeback_offer = None
+        for hook in self.finish_hooks:
+            hook(db, match)
 
-    def _touch(self, match: Match) -> None:
+    def _touch(self, match: Match, turn_changed: bool = False) -> None:
         match.version += 1
-        match.updated_at = now()
+        match.updated_at = self.clock()
+        if turn_changed:
+            match.turn_started_at = self.clock() if match.status == "playing" else None
+        settle_turn(match, self.clock())
+
+
+def computer_name(level: int) -> str:
+    return f"Computer {level}"
 
 
 __all__ = ["Change", "GameError", "MatchService", "state_of"]

@@ -40,13 +40,15 @@ def alice(app: FastAPI) -> Iterator[TestClient]:
         yield client
 
 
-@pytest.fixture
-def bob(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as client:
-        yield client
+# The app's lifespan (its computer worker, its event listener) runs once, with
+# alice; the other browsers are plain clients of the same running app.
 
 
 @pytest.fixture
-def carol(app: FastAPI) -> Iterator[TestClient]:
-    with TestClient(app) as client:
-        yield client
+def bob(app: FastAPI, alice: TestClient) -> TestClient:
+    return TestClient(app)
+
+
+@pytest.fixture
+def carol(app: FastAPI, alice: TestClient) -> TestClient:
+    return TestClient(app)
