@@ -35,6 +35,9 @@ class Settings:
     #: "search" (the real opponent) or "first-legal": a weak, predictable opponent that
     #: only the test suite uses, so browser tests can beat the ladder's opponent 1.
     computer_thinker: str = "search"
+    #: Per-client rate limits on creating matches/runs and on moves; off only for
+    #: load tests from one address (RATE_LIMITS=off).
+    rate_limits: bool = True
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -46,6 +49,8 @@ class Settings:
             kwargs["computer_processes"] = max(1, int(os.environ["COMPUTER_PROCESSES"]))
         if os.environ.get("TABLERO_TEST_OPPONENT"):
             kwargs["computer_thinker"] = os.environ["TABLERO_TEST_OPPONENT"]
+        if os.environ.get("RATE_LIMITS", "").lower() in {"0", "off", "false", "no"}:
+            kwargs["rate_limits"] = False
         if os.environ.get("SECRET_KEY"):
             kwargs["secret_key"] = os.environ["SECRET_KEY"]
         return cls(**kwargs)  # type: ignore[arg-type]

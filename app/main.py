@@ -18,6 +18,7 @@ from app.db import make_engine, make_sessionmaker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.routes import api, events, ladder, pages
+from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
 from app.services.errors import ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
@@ -73,6 +74,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
     _install_error_handlers(app)
+    # Outermost last: headers on everything, then the cheap refusals before any work.
+    if settings.rate_limits:
+        app.add_middleware(RateLimit)
+    app.add_middleware(BodyLimit)
+    app.add_middleware(SameOrigin)
+    app.add_middleware(SecurityHeaders)
     return app
 
 

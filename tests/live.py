@@ -30,7 +30,14 @@ class LiveServer:
         self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        env = {**os.environ, "DATABASE_URL": self.database_url, "SECRET_KEY": "e2e-secret", **self.env}
+        # Every test browser shares 127.0.0.1, so per-address rate limits stay off here.
+        env = {
+            **os.environ,
+            "DATABASE_URL": self.database_url,
+            "SECRET_KEY": "e2e-secret",
+            "RATE_LIMITS": "off",
+            **self.env,
+        }
         self.process = subprocess.Popen(
             [
                 sys.executable,

@@ -31,7 +31,8 @@ def database_url(tmp_path: Path) -> str:
 def app(tmp_path: Path) -> FastAPI:
     url = database_url(tmp_path)
     migrate(url)
-    return create_app(Settings(database_url=url, secret_key="test-secret"))
+    # Rate limits have their own tests; here one address plays many matches quickly.
+    return create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
 
 
 @pytest.fixture
