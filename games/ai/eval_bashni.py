@@ -25,10 +25,14 @@ once per distinct (square, column) and cached.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+
 from games.bashni import (
     BIT,
     DARK_SQUARES,
     FAR_RANK,
+    PLY_LIMIT,
+    QUIET_LIMIT,
     WHITE,
     Move,
     Position,
@@ -58,6 +62,15 @@ BACK_GUARD = 10
 MOBILITY = 3
 #: The side to move is a tempo ahead.
 TEMPO = 8
+#: The side to move has no capture but the opponent has one ready: something
+#: hangs. Only a nudge, since the side to move may defend or counter; the
+#: search's next ply settles it. (Counting the opponent's captures as its
+#: mobility would instead make a hanging piece look good: few moves.)
+THREATENED = 20
+#: Draw rules cannot reach into a search when both counters are this far from
+#: their limits (deepest line: 7 plies plus QUIESCENCE_PLIES), so positions
+#: that differ only in the counters can share a table entry.
+COUNTER_MARGIN = 32
 
 _RANK_OF = tuple(sq // 8 for sq in range(64))
 
@@ -115,10 +128,24 @@ class BashniEvaluation:
             score += BACK_GUARD * (white_men & _WHITE_BACK).bit_count()
         if white_men:
             score -= BACK_GUARD * (black_men & _BLACK_BACK).bit_count()
-        mine = count_moves(pos)
-        theirs = count_moves(pos._replace(side=1 - pos.side))
-        score = score if pos.side == WHITE else -score
-        return score + MOBILITY * (mine - theirs) + TEMPO
+        score = (score if pos.side == WHITE else -score) + TEMPO
+        theirs = pos._replace(side=1 - pos.side)
+        if has_capture(theirs):
+            if not has_capture(pos):
+                score -= THREATENED
+            return score
+        return score + MOBILITY * (count_moves(pos) - count_moves(theirs))
+
+    def tt_key(self, pos: Position) -> Hashable:
+        """The columns and side alone while the draw counters are far from their limits.
+
+        A king's move and a man's move played in either order reach the same
+        columns with different quiet counts, and kings shuffling back and forth
+        repeat columns at a later ply; both transpose only under this key.
+        """
+        if pos.quiet < QUIET_LIMIT - COUNTER_MARGIN and pos.plies < PLY_LIMIT - COUNTER_MARGIN:
+            return (pos.stacks, pos.side)
+        return pos
 
     def noisy(self, pos: Position) -> bool:
         """A capture is due: the exchange is searched to its end before scoring."""

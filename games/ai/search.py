@@ -184,30 +184,23 @@ class Searcher:
     def _ordered(self, state: Any, moves: list[Any], first: Any, ply: int) -> list[Any]:
         """``moves`` best guess first: table move, evaluation key, killers, history."""
         order_key = self._order_key
-        history = self.history
-        killers = self.killers[ply]
-        scored = []
-        for move in moves:
-            score = history.get(move, 0)
-            if move in killers:
-                score += _KILLER
-            if order_key is not None:
-                score += order_key(state, move) << _KEY_SHIFT
-            scored.append((score, move))
-        # A stable sort on the score alone keeps the incoming order among equals,
-        # which is what makes a shuffled root list break ties at random.
-        scored.sort(key=lambda item: -item[0])
-        ordered = [move for _, move in scored]
+        get = self.history.get
+        if order_key is None:
+            scores = [get(move, 0) for move in moves]
+        else:
+            scores = [get(move, 0) + (order_key(state, move) << _KEY_SHIFT) for move in moves]
+        for killer in self.killers[ply]:
+            if killer is not None and killer in moves:
+                scores[moves.index(killer)] += _KILLER
         if first is not None and first in moves:
-            ordered.remove(first)
-            ordered.insert(0, first)
-        return ordered
+            scores[moves.index(first)] = 1 << 62
+        # sorted(reverse=True) is stable too: equal moves keep their incoming
+        # order, which is what makes a shuffled root list break ties at random.
+        return [moves[i] for i in sorted(range(len(moves)), key=scores.__getitem__, reverse=True)]
 
-    def _cutoff(self, move: Any, depth: int, ply: int, state: Any) -> None:
-        # Killers and history remember quiet moves only; a capture is already
-        # put first by its order key.
-        if self._order_key is not None and self._order_key(state, move) > 0:
-            return
+    def _cutoff(self, move: Any, depth: int, ply: int) -> None:
+        # Deeper cutoffs say more, hence the square; the cap keeps history
+        # below the killers' band.
         killers = self.killers[ply]
         if killers[0] != move:
             killers[1] = killers[0]
@@ -300,7 +293,7 @@ class Searcher:
                 if score > alpha:
                     alpha = score
                     if alpha >= beta:
-                        self._cutoff(move, depth, ply, state)
+                        self._cutoff(move, depth, ply)
                         break
         return best, best_move
 
