@@ -98,6 +98,9 @@ def level_count(game_name: str) -> int | None:
 
 _EVALUATIONS: dict[str, tuple[str, str]] = {
     "bashni": ("games.ai.eval_bashni", "BashniEvaluation"),
+    "morris": ("games.ai.eval_morris", "MorrisEvaluation"),
+    "bobail": ("games.ai.eval_bobail", "BobailEvaluation"),
+    "bilsang": ("games.ai.eval_bilsang", "BilsangEvaluation"),
 }
 
 
