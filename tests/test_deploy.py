@@ -177,8 +177,12 @@ def proxied(tmp_path: Path) -> Iterator[tuple[str, LiveServer]]:
 @needs_nginx
 def test_events_pass_through_nginx_as_they_happen(proxied: tuple[str, LiveServer]) -> None:
     proxy, _server = proxied
-    alice, bob = httpx.Client(base_url=proxy), httpx.Client(base_url=proxy)
-    match_id = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"}).json()["id"]
+    # As browsers do: Origin on every POST, which the app checks against Host.
+    alice = httpx.Client(base_url=proxy, headers={"Origin": proxy})
+    bob = httpx.Client(base_url=proxy, headers={"Origin": proxy})
+    created = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
+    assert created.status_code == 201, created.text
+    match_id = created.json()["id"]
     assert bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).status_code == 200
     version = alice.get(f"/api/matches/{match_id}").json()["version"]
 
