@@ -60,6 +60,8 @@ HOME_5 = position("w", "bbnbb", "..b..", ".....", ".....", "wwwww")
 MIXED = "w bb.b.wn........w.b.b..www"
 # fmt: on
 
+# Depth 5 is 409682886 (engine about 3 minutes, reference about 45 minutes; they
+# agree), too slow to run here.
 START_PERFT = [95, 4516, 208814, 9284116]
 
 # (position, perft for depths 1..4), each agreed by engine and reference (reference
