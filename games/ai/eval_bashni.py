@@ -103,6 +103,9 @@ class BashniEvaluation:
     def __init__(self) -> None:
         # One cache per square: (square, column) -> value for White.
         self._columns: list[dict[str, int]] = [{} for _ in range(64)]
+        # The search asks noisy(pos) right before evaluate(pos): remember the
+        # last position found quiet so evaluate need not test it again.
+        self._quiet: Position | None = None
 
     def material(self, pos: Position) -> int:
         """The columns' values, for White."""
@@ -131,7 +134,7 @@ class BashniEvaluation:
         score = (score if pos.side == WHITE else -score) + TEMPO
         theirs = pos._replace(side=1 - pos.side)
         if has_capture(theirs):
-            if not has_capture(pos):
+            if pos is self._quiet or not has_capture(pos):
                 score -= THREATENED
             return score
         return score + MOBILITY * (count_moves(pos) - count_moves(theirs))
@@ -149,7 +152,10 @@ class BashniEvaluation:
 
     def noisy(self, pos: Position) -> bool:
         """A capture is due: the exchange is searched to its end before scoring."""
-        return has_capture(pos)
+        if has_capture(pos):
+            return True
+        self._quiet = pos
+        return False
 
     def order_key(self, pos: Position, move: Move) -> int:
         """Longer captures and captured kings first; among simple moves, promotions."""
