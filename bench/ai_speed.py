@@ -1,14 +1,20 @@
-"""Reply time of the Bashni opponent at full depth (opponent 7: 7 plies, no blunders).
+"""Reply time of the strongest opponent of each game.
 
-Run with ``.venv/bin/python bench/ai_speed.py``. Target: over the 30 fixed midgame
-positions of ``bench/data/bashni_midgames.txt``, median reply under 1.0 s and
-slowest under 4 s. Each position's figure is the best of ``--repeat`` runs (the
-search is deterministic, so runs differ only by the machine's other load).
+Run with ``.venv/bin/python bench/ai_speed.py [GAME]`` (default ``bashni``).
 
-``--regenerate`` rewrites the positions file: seeded games between two weak
-opponents (depth 2, a random move one time in five, so games differ and stay
-plausible), each stopped at a seeded ply between 16 and 40 where the game is
-still on and the side to move has a real choice (three or more moves).
+Bashni: opponent 7 (7 plies, no blunders) over the 30 fixed midgame positions of
+``bench/data/bashni_midgames.txt``; targets: median reply under 1.0 s, slowest
+under 4 s. The other games: their strongest level over 30 positions made the
+same way on the fly (seeded, so always the same); target: median under 1.0 s.
+Each position's figure is the best of ``--repeat`` runs: the search is
+deterministic, so runs differ only by the machine's other load.
+
+``--regenerate`` rewrites the Bashni positions file: seeded games between two
+weak opponents (depth 2, a random move one time in five, so games differ and
+stay plausible), each stopped at a seeded ply between 16 and 40 where the game
+is still on and the side to move has a real choice (three or more moves). The
+playouts use the search, so after a change to the evaluation they make other
+positions; the stored file keeps the benchmark comparable across changes.
 """
 
 from __future__ import annotations
@@ -20,18 +26,22 @@ import random
 import statistics
 import time
 from pathlib import Path
+from typing import Any
 
-from games.ai.levels import Level, bashni_level, choose
-from games.bashni import GAME, Position
+import games
+from games.ai.levels import Level, choose, level_count, level_for
 
 DATA = Path(__file__).parent / "data" / "bashni_midgames.txt"
 MEDIAN_TARGET_S = 1.0
+#: Bashni only: the slowest of the 30 midgame replies
 SLOWEST_TARGET_S = 4.0
 POSITIONS = 30
 GENERATION_SEED = 20250101
 #: the playout opponents: shallow and error-prone, so the games wander
 PLAYOUT_LEVEL = Level(2, 0.2, "playout")
-FIRST_PLY, LAST_PLY = 16, 40
+#: the plies at which a playout may stop, per game: Bashni's midgame; for the
+#: others, anywhere from the first few moves to well into the game
+PLY_RANGE = {"bashni": (16, 40), "morris": (2, 50), "bobail": (2, 30), "bilsang": (2, 60)}
 
 
 def cpu_model() -> str:
@@ -53,64 +63,76 @@ def machine() -> str:
     )
 
 
-def generate(count: int, seed: int) -> list[str]:
-    """``count`` midgame position strings from seeded games (see the module docstring)."""
+def generate(game: games.Game, count: int, seed: int) -> list[Any]:  # type: ignore[type-arg]
+    """``count`` positions from seeded games (see the module docstring)."""
     rng = random.Random(seed)
-    found: list[str] = []
+    first, last = PLY_RANGE[game.name]
+    found: list[Any] = []
     while len(found) < count:
-        stop_at = rng.randint(FIRST_PLY, LAST_PLY)
-        state = GAME.initial()
-        while state.plies < stop_at and GAME.legal_moves(state):
-            state = GAME.apply(state, choose(GAME, state, PLAYOUT_LEVEL, rng).move)
-        if state.plies == stop_at and len(GAME.legal_moves(state)) >= 3:
-            found.append(GAME.format_position(state))
+        stop_at = rng.randint(first, last)
+        state = game.initial()
+        history = [state]
+        while len(history) - 1 < stop_at and game.outcome_after(history) is None:
+            state = game.apply(state, choose(game, state, PLAYOUT_LEVEL, rng, history=history[:-1]).move)
+            history.append(state)
+        ongoing = len(history) - 1 == stop_at and game.outcome_after(history) is None
+        if ongoing and len(game.legal_moves(state)) >= 3:
+            found.append(state)
     return found
 
 
-def load() -> list[Position]:
+def load(game: games.Game) -> list[Any]:  # type: ignore[type-arg]
     lines = [line for line in DATA.read_text(encoding="utf-8").splitlines() if line and line[0] != "#"]
-    return [GAME.parse_position(line) for line in lines]
+    return [game.parse_position(line) for line in lines]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--regenerate", action="store_true", help="rewrite the positions file first")
+    parser.add_argument("game", nargs="?", default="bashni", choices=games.names())
+    parser.add_argument("--regenerate", action="store_true", help="rewrite the Bashni positions file first")
     parser.add_argument("--repeat", type=int, default=3, help="runs per position; the best counts")
-    parser.add_argument("--level", type=int, default=7, help="Bashni opponent (default 7)")
+    parser.add_argument("--level", type=int, help="level to time (default: Bashni 7, else the strongest)")
     args = parser.parse_args()
+    game = games.get(args.game)
 
     if args.regenerate:
-        lines = generate(POSITIONS, GENERATION_SEED)
+        lines = [game.format_position(s) for s in generate(games.get("bashni"), POSITIONS, GENERATION_SEED)]
+        first, last = PLY_RANGE["bashni"]
         header = (
             "# 30 Bashni midgame positions for bench/ai_speed.py, made by its --regenerate:\n"
             f"# seeded games (seed {GENERATION_SEED}) between depth-2 opponents that blunder 20 %,\n"
-            f"# each stopped at a seeded ply {FIRST_PLY}..{LAST_PLY}.\n"
+            f"# each stopped at a seeded ply {first}..{last}.\n"
         )
         DATA.parent.mkdir(parents=True, exist_ok=True)
         DATA.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
         print(f"wrote {len(lines)} positions to {DATA}")
 
-    level = bashni_level(args.level)
+    number = args.level or level_count(args.game) or 7
+    level = level_for(args.game, number)
+    positions = load(game) if args.game == "bashni" else generate(game, POSITIONS, GENERATION_SEED)
     print(f"machine: {machine()}")
-    print(f"Bashni opponent {args.level}: depth {level.depth}, best of {args.repeat} runs per position")
-    print(" #  plies  moves  depth     nodes   time (s)  move")
+    print(f"{args.game} level {number}: depth {level.depth}, best of {args.repeat} runs per position")
+    print(" #  moves  depth     nodes   time (s)  move")
     times = []
-    for index, state in enumerate(load(), 1):
+    for index, state in enumerate(positions, 1):
         best = float("inf")
         for _ in range(args.repeat):
             began = time.perf_counter()
-            choice = choose(GAME, state, level, random.Random(index))
+            choice = choose(game, state, level, random.Random(index))
             best = min(best, time.perf_counter() - began)
         times.append(best)
         print(
-            f"{index:2}  {state.plies:5}  {len(GAME.legal_moves(state)):5}  {choice.depth:5}  "
-            f"{choice.nodes:8}  {best:9.3f}  {GAME.format_move(choice.move)}"
+            f"{index:2}  {len(game.legal_moves(state)):5}  {choice.depth:5}  "
+            f"{choice.nodes:8}  {best:9.3f}  {game.format_move(choice.move)}"
         )
     median, slowest = statistics.median(times), max(times)
     ok_median = "ok" if median < MEDIAN_TARGET_S else "TOO SLOW"
-    ok_slowest = "ok" if slowest < SLOWEST_TARGET_S else "TOO SLOW"
     print(f"median {median:.3f} s (target < {MEDIAN_TARGET_S} s: {ok_median})")
-    print(f"slowest {slowest:.3f} s (target < {SLOWEST_TARGET_S} s: {ok_slowest})")
+    if args.game == "bashni":
+        ok_slowest = "ok" if slowest < SLOWEST_TARGET_S else "TOO SLOW"
+        print(f"slowest {slowest:.3f} s (target < {SLOWEST_TARGET_S} s: {ok_slowest})")
+    else:
+        print(f"slowest {slowest:.3f} s")
     print(f"mean {statistics.mean(times):.3f} s, total {sum(times):.1f} s; load now {os.getloadavg()[0]:.2f}")
 
 

@@ -33,6 +33,10 @@ LOST = 100
 #: won (most of a LOST, as the threatened side may still parry), and each
 #: extra escape halves the threat.
 SWITCH_THREAT = (70, 35, 17, 8, 4)
+#: Per single move fewer along the axis we can hold the opponent to, or more
+#: along the one they can hold us to: the slope that steers play towards
+#: shapes where a switch blocks, long before the threat table above kicks in.
+SINGLES_SLOPE = 3
 #: A penalised side to move without a single move must remove (only reached
 #: when the quiescence limit stops the search first).
 BLOCKED = LOST
@@ -110,7 +114,9 @@ class BilsangEvaluation:
             return score - (BLOCKED if singles[axis] == 0 else 0)
         # We may switch and hold them to singles along `axis`; after an
         # ordinary move they may do the same to us along the other axis.
-        return score + _threat(singles[axis]) - _threat(singles[_OTHER[axis]])
+        theirs, ours = singles[axis], singles[_OTHER[axis]]
+        # The threat against us counts half: we move first and may reshape.
+        return score + _threat(theirs) - _threat(ours) // 2 + SINGLES_SLOPE * (ours - theirs)
 
     def noisy(self, state: BilsangState) -> bool:
         """A penalised mover may be blocked: play it out."""
