@@ -79,7 +79,11 @@ class PgBroker:
         self.health_seconds = health_seconds
         # The same connection parameters SQLAlchemy gives psycopg, for the listener's own.
         _args, params = engine.dialect.create_connect_args(engine.url)
-        self._connect_params: dict[str, Any] = {"application_name": "tablero-listener", **params}
+        self._connect_params: dict[str, Any] = {
+            "application_name": "tablero-listener",
+            "connect_timeout": 10,  # an unreachable server must not stall stop() or retries
+            **params,
+        }
         self._watched: Counter[str] = Counter()
         self._lock = threading.Lock()
         self._stop = threading.Event()
