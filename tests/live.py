@@ -51,6 +51,9 @@ class LiveServer:
                 str(self.port),
                 "--log-level",
                 "warning",
+                # Event streams never end by themselves: do not wait long for them.
+                "--timeout-graceful-shutdown",
+                "3",
             ],
             cwd=ROOT,
             env=env,
