@@ -23,3 +23,31 @@ function tickClocks() {
   }
 }
 setInterval(tickClocks, 100);
+
+// Answers can arrive out of order (a tap's answer after the refresh that an event
+// stream triggered, or the other way round). Never let an older view replace a newer
+// one, and never let a refresh replace an equal view: that one may hold the player's
+// selection.
+function liveVersion(text) {
+  const found = /id="live"[^>]*data-version="(\d+)"/.exec(text);
+  return found ? Number(found[1]) : null;
+}
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const current = document.getElementById("live");
+  const target = event.detail.target;
+  if (!current || !target || target.id !== "live") return;
+  const incoming = liveVersion(event.detail.serverResponse || "");
+  if (incoming === null) return;
+  const shown = Number(current.dataset.version);
+  const refresh = event.detail.requestConfig && event.detail.requestConfig.elt.classList.contains("live-refresh");
+  if (incoming < shown || (refresh && incoming === shown)) event.detail.shouldSwap = false;
+});
+
+// Tappable board points are SVG elements with role=button: Enter or Space taps them.
+document.addEventListener("keydown", (event) => {
+  const point = event.target.closest && event.target.closest("[role=button][hx-post]");
+  if (point && (event.key === "Enter" || event.key === " ")) {
+    event.preventDefault();
+    point.dispatchEvent(new MouseEvent("click", { bubbles: true }));
+  }
+});

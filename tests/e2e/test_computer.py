@@ -1,0 +1,64 @@
+"""A full game against the computer at every game, by clicks, with the real search."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.manage import migrate
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def search_server(tmp_path: Path) -> Iterator[LiveServer]:
+    url = f"sqlite:///{tmp_path / 'computer.db'}"
+    migrate(url)
+    live = LiveServer(url, env={"COMPUTER_PROCESSES": "1"})
+    live.start()
+    yield live
+    live.stop()
+
+
+def play_randomly_until_the_end(page: Page, rng: random.Random, max_taps: int = 1600) -> None:
+    """Tap random highlighted points, as a careless person would, until the game ends."""
+    live = page.locator("#live")
+    for _ in range(max_taps):
+        expect(live.locator(".banner.mine, .banner.result")).to_have_count(1, timeout=60000)
+        if live.locator(".banner.result").count():
+            return
+        targets = live.locator(".point.target")
+        count = targets.count()
+        if count == 0:  # the partial is being swapped in; look again
+            page.wait_for_timeout(100)
+            continue
+        handle = targets.nth(rng.randrange(count)).element_handle()
+        handle.click()
+        # Every tap is answered with a fresh partial: wait until the tapped point is gone.
+        page.wait_for_function("element => !element.isConnected", arg=handle, timeout=60000)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("game", ["bashni", "morris", "bobail", "bilsang"])
+def test_a_whole_game_against_the_easy_computer(
+    search_server: LiveServer, browser, shots: Path, game: str
+) -> None:
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    page.goto(search_server.url + "/")
+    page.select_option("select[name=game]", game)
+    page.fill("form.stack input[name=name]", "Solo")
+    page.check("input[name=side][value=first]")
+    page.select_option("select[name=opponent]", "easy")
+    page.click("form.stack button[type=submit]")
+    expect(page.locator(".players")).to_contain_text("Computer 1")
+    expect(page.locator("#invite-url")).to_have_count(0)  # nobody to invite
+    play_randomly_until_the_end(page, random.Random(7))
+    banner = page.locator(".banner.result").inner_text()
+    assert "wins" in banner or "Draw" in banner
+    page.screenshot(path=str(shots / "end.png"), full_page=True)
+    page.close()
