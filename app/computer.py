@@ -78,7 +78,7 @@ class ComputerWorker:
         matches: MatchService,
         thinker: str = "search",
         processes: int = 2,
-        lease: timedelta = timedelta(seconds=120),
+        lease: timedelta = timedelta(seconds=20),
         poll_seconds: float = 1.0,
         clock: Callable[[], datetime] = now,
     ) -> None:
@@ -138,6 +138,31 @@ class ComputerWorker:
             await self._play(job)
 
     async def _play(self, job: Job) -> None:
+        # The lease is short so that a turn held by a crashed process is retried soon;
+        # while we are alive and thinking, we keep renewing it.
+        renewal = asyncio.create_task(self._renew(job.match_id))
+        try:
+            await self._think_and_play(job)
+        finally:
+            renewal.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await renewal
+
+    async def _renew(self, match_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease.total_seconds() / 3)
+            try:
+                await asyncio.to_thread(self.extend_claim, match_id)
+            except Exception:  # a missed renewal only risks a second thinker
+                log.exception("could not renew the claim on %s", match_id)
+
+    def extend_claim(self, match_id: str) -> None:
+        with self.sessions.begin() as db:
+            match = db.get(Match, match_id, with_for_update=True)
+            if match is not None and match.ai_turn_at is not None:
+                match.ai_claimed_until = self.clock() + self.lease
+
+    async def _think_and_play(self, job: Job) -> None:
         loop = asyncio.get_running_loop()
         try:
             if self._pool is not None:

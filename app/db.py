@@ -16,8 +16,9 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        # Requests run in a thread pool; SQLite serialises writers itself.
+        # Requests run in a thread pool (40 threads); SQLite serialises writers itself.
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
+        kwargs.update(pool_size=20, max_overflow=20)
     elif parsed.get_backend_name() == "postgresql":
         # Per process: up to 20 connections for the request threads (plus one for the
         # event listener), so three replicas stay well inside PostgreSQL's default 100.

@@ -38,11 +38,11 @@ async def match_events(request: Request, match_id: str) -> StreamingResponse:
         nonlocal seen
         async with broker.subscribe(match_id, spectator=spectator) as queue:
             yield f"retry: {settings.sse_retry_ms}\n\n"
-            current = await run_in_threadpool(matches.get, match_id)
-            if current.version > seen:
+            version, ply, status = await run_in_threadpool(matches.version_of, match_id)
+            if version > seen:
                 # Caught up on (re)connection: one event stands for all that was missed.
-                seen = current.version
-                yield _event(current.version, current.ply, current.status)
+                seen = version
+                yield _event(version, ply, status)
             while True:
                 try:
                     version = await asyncio.wait_for(queue.get(), timeout=settings.sse_ping_seconds)
@@ -53,9 +53,9 @@ async def match_events(request: Request, match_id: str) -> StreamingResponse:
                     continue
                 if version <= seen:
                     continue
-                current = await run_in_threadpool(matches.get, match_id)
-                seen = max(version, current.version)
-                yield _event(current.version, current.ply, current.status)
+                version, ply, status = await run_in_threadpool(matches.version_of, match_id)
+                seen = max(version, seen)
+                yield _event(version, ply, status)
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

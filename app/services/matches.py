@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
 from app.models import Match, MoveRecord, Seat
@@ -169,13 +169,31 @@ class MatchService:
     # ------------------------------------------------------------- reading
 
     def get(self, match_id: str) -> Match:
+        """The match with its seats and moves, read in one statement.
+
+        One statement, because under READ COMMITTED separate reads of the match and
+        its moves could straddle a commit and show ply N with N + 1 moves.
+        """
         with self.sessions() as db:
-            match = db.get(Match, match_id)
+            stmt = (
+                select(Match)
+                .where(Match.id == match_id)
+                .options(joinedload(Match.seats), joinedload(Match.moves))
+            )
+            match = db.scalars(stmt).unique().first()
             if match is None:
                 raise NotFound(f"there is no match {match_id!r}")
-            # Load what templates and the API read, before the session closes.
-            _ = match.seats, match.moves
             return match
+
+    def version_of(self, match_id: str) -> tuple[int, int, str]:
+        """(version, ply, status): all an event stream needs, in one cheap read."""
+        with self.sessions() as db:
+            row = db.execute(
+                select(Match.version, Match.ply, Match.status).where(Match.id == match_id)
+            ).first()
+            if row is None:
+                raise NotFound(f"there is no match {match_id!r}")
+            return row.version, row.ply, row.status
 
     def lobby(self, limit: int = 20) -> dict[str, list[Match]]:
         with self.sessions() as db:

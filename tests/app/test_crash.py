@@ -16,13 +16,11 @@ half-applied move (checked while the server is dead, and at the end), both playe
 the player and the computer) finish the game, and the ladder run, its think time and its
 score agree with the stored moves.
 
-Two things the app does today are handled here, and reported rather than hidden:
-
-- a kill between the computer worker's claim and its reply leaves a 120 s lease, so the
-  reply comes two minutes after the restart; the test expires such a lease by hand
-  (and prints that it did) instead of waiting;
-- on PostgreSQL ``GET /api/matches/{id}`` can answer with ``ply`` one behind its move list
-  while a move commits (see ``check_reads``): an expected failure there until fixed.
+A kill between the computer worker's claim and its reply leaves the claim's lease (20 s,
+renewed while the worker is alive), so the reply comes up to 20 s after the restart; the
+test expires such a lease by hand (and prints that it did) instead of waiting. Every
+answer is also checked for a torn read (``ply`` disagreeing with the move list), which
+PostgreSQL showed until the match came to be read in one statement.
 
 The seed is ``TABLERO_CRASH_SEED`` (fixed by default, so a failure can be re-run); the
 kill *moments* are seeded, the interleaving with the server's work is the machine's.
@@ -211,8 +209,6 @@ def check_reads(ledgers: list[Ledger], database: str) -> None:
     expected failure there (non-strict, so it passes as soon as the fix lands).
     """
     torn = [entry for ledger in ledgers for entry in ledger.torn]
-    if torn and database.startswith("postgresql"):
-        pytest.xfail(f"torn reads on PostgreSQL (MatchService.get): {len(torn)}, e.g. {torn[:3]}")
     assert not torn, torn
 
 
@@ -449,10 +445,10 @@ def test_ladder_run_survives_kills_around_the_computers_turn(setup: Setup) -> No
     def inspect() -> str:
         """What the kill left of the computer's turn; a held lease is expired by hand.
 
-        The worker claims a turn for 120 s (``ai_claimed_until``) before thinking; a
-        process killed between claim and reply leaves the lease behind, and a restarted
+        The worker claims a turn for 20 s (``ai_claimed_until``, renewed while it thinks);
+        a process killed between claim and reply leaves the lease behind, and a restarted
         worker only takes the turn once it runs out. Setting it into the past stands in
-        for those two minutes (measured separately: see docs/benchmarks-load.md).
+        for that wait.
         """
         match = check_stored(engine, match_id)
         position = bashni.parse_position(match.position)
