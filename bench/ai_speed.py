@@ -5,7 +5,8 @@ Run with ``.venv/bin/python bench/ai_speed.py [GAME]`` (default ``bashni``).
 Bashni: opponent 7 (7 plies, no blunders) over the 30 fixed midgame positions of
 ``bench/data/bashni_midgames.txt``; targets: median reply under 1.0 s, slowest
 under 4 s. The other games: their strongest level over 30 positions made the
-same way on the fly (seeded, so always the same); target: median under 1.0 s.
+same way on the fly (seeded, so always the same; positions a depth-2 search
+already finds decided are skipped); target: median under 1.0 s.
 Each position's figure is the best of ``--repeat`` runs: the search is
 deterministic, so runs differ only by the machine's other load.
 
@@ -29,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import games
-from games.ai.levels import Level, choose, level_count, level_for
+from games.ai.levels import Level, choose, evaluation_for, level_count, level_for
+from games.ai.search import best_move, is_forced_result
 
 DATA = Path(__file__).parent / "data" / "bashni_midgames.txt"
 MEDIAN_TARGET_S = 1.0
@@ -37,11 +39,22 @@ MEDIAN_TARGET_S = 1.0
 SLOWEST_TARGET_S = 4.0
 POSITIONS = 30
 GENERATION_SEED = 20250101
-#: the playout opponents: shallow and error-prone, so the games wander
-PLAYOUT_LEVEL = Level(2, 0.2, "playout")
+#: the playout opponents: shallow and error-prone, so the games wander. Bashni's
+#: file was made with depth 2; Morris and Bobail use depth 3, as their games
+#: between weaker players are decided within a few moves; Bilsang depth 1, as
+#: its games are never decided early and deeper playouts take long.
+PLAYOUT_LEVEL = {
+    "bashni": Level(2, 0.2, "playout"),
+    "morris": Level(3, 0.2, "playout"),
+    "bobail": Level(3, 0.2, "playout"),
+    "bilsang": Level(1, 0.2, "playout"),
+}
 #: the plies at which a playout may stop, per game: Bashni's midgame; for the
-#: others, anywhere from the first few moves to well into the game
-PLY_RANGE = {"bashni": (16, 40), "morris": (2, 50), "bobail": (2, 30), "bilsang": (2, 60)}
+#: others, anywhere from the first few moves to well into a typical game
+PLY_RANGE = {"bashni": (16, 40), "morris": (2, 50), "bobail": (2, 10), "bilsang": (2, 60)}
+#: positions a search this deep finds won or lost are skipped (other games):
+#: their replies are instant and say nothing about the search's speed
+DECIDED_DEPTH = 2
 
 
 def cpu_model() -> str:
@@ -67,17 +80,23 @@ def generate(game: games.Game, count: int, seed: int) -> list[Any]:  # type: ign
     """``count`` positions from seeded games (see the module docstring)."""
     rng = random.Random(seed)
     first, last = PLY_RANGE[game.name]
+    playout = PLAYOUT_LEVEL[game.name]
     found: list[Any] = []
     while len(found) < count:
         stop_at = rng.randint(first, last)
         state = game.initial()
         history = [state]
         while len(history) - 1 < stop_at and game.outcome_after(history) is None:
-            state = game.apply(state, choose(game, state, PLAYOUT_LEVEL, rng, history=history[:-1]).move)
+            state = game.apply(state, choose(game, state, playout, rng, history=history[:-1]).move)
             history.append(state)
         ongoing = len(history) - 1 == stop_at and game.outcome_after(history) is None
-        if ongoing and len(game.legal_moves(state)) >= 3:
-            found.append(state)
+        if not ongoing or len(game.legal_moves(state)) < 3:
+            continue
+        if game.name != "bashni":
+            check = best_move(game, state, evaluation_for(game.name), DECIDED_DEPTH)
+            if check is None or is_forced_result(check.score):
+                continue
+        found.append(state)
     return found
 
 

@@ -16,6 +16,7 @@ two-core machine under other load they are upper bounds.
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import random
@@ -26,7 +27,8 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import games
-from games.ai.levels import Level, choose, level_count, level_for
+from games.ai.levels import Level, choose, evaluation_for, level_count, level_for
+from games.ai.search import best_move, is_forced_result
 
 #: random plies before the levels take over, per game: enough for the openings
 #: to differ, few enough that neither side is lost before the levels play
@@ -34,6 +36,8 @@ OPENING_PLIES = {"bashni": 4, "morris": 2, "bobail": 2, "bilsang": 2}
 #: games that reach this many plies without ending count as draws (only Bobail
 #: has no built-in limit; its repetition rule ends cycles but not wandering)
 MAX_PLIES = 400
+#: an opening is played only if a search this deep finds no forced result in it
+OPENING_CHECK_DEPTH = 4
 TARGET = 0.60
 SEED = 20250202
 
@@ -60,26 +64,77 @@ class GameResult:
     times: dict[int, list[float]]
 
 
+def _hands_over_a_win(game: games.Game, state: object, move: object) -> bool:  # type: ignore[type-arg]
+    """Whether ``move`` ends the game or lets the opponent end it at once in their favour."""
+    after = game.apply(state, move)
+    if game.outcome(after) is not None:
+        return True
+    mover = game.to_move(after)
+    for reply in game.legal_moves(after):
+        outcome = game.outcome(game.apply(after, reply))
+        if outcome is not None and outcome.winner == mover:
+            return True
+    return False
+
+
 def opening(game: games.Game, index: int) -> object:  # type: ignore[type-arg]
-    """The position after the seeded random opening ``index``."""
-    rng = random.Random(f"{SEED} opening {game.name} {index}")
-    state = game.initial()
-    for _ in range(OPENING_PLIES[game.name]):
-        moves = game.legal_moves(state)
-        if not moves:
-            break
-        state = game.apply(state, rng.choice(sorted(moves, key=game.format_move)))
-    return state
+    """The position after the seeded random opening ``index``.
+
+    The random moves avoid handing over an immediate win, and an opening that
+    a short search already finds won or lost is drawn again (Bobail's Neutron
+    is easily left a few slides from home), so the levels, not the dice, decide.
+    """
+    for attempt in itertools.count():
+        suffix = f" retry {attempt}" if attempt else ""
+        rng = random.Random(f"{SEED} opening {game.name} {index}{suffix}")
+        state = game.initial()
+        for _ in range(OPENING_PLIES[game.name]):
+            moves = sorted(game.legal_moves(state), key=game.format_move)
+            if not moves:
+                break
+            sane = [m for m in moves if not _hands_over_a_win(game, state, m)]
+            state = game.apply(state, rng.choice(sane or moves))
+        check = best_move(game, state, evaluation_for(game.name), OPENING_CHECK_DEPTH)
+        if check is not None and not is_forced_result(check.score):
+            return state
+    raise AssertionError("unreachable")
 
 
-def play_game(game_name: str, low: int, high: int, index: int) -> GameResult:
-    """Game ``index`` of the match ``low`` against ``high``; ``high`` has the first move on odd indexes."""
+def small_universe(index: int, buoys: int) -> object:
+    """A seeded Bilsang position with only ``buoys`` buoys left, the losses shared evenly.
+
+    From the full start nobody gets blocked in a hundred plies at these depths
+    (every game is drawn), so this measures the levels where blocks happen.
+    """
+    game = games.get("bilsang")
+    for attempt in itertools.count():
+        rng = random.Random(f"{SEED} small universe {buoys} {index} {attempt}")
+        cells = {(0, 0)}
+        while len(cells) < buoys:
+            x, y = rng.choice(sorted(cells))
+            dx, dy = rng.choice([(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy])
+            cells.add((x + dx, y + dy))
+        lost = 20 - buoys
+        text = ";".join(f"{x},{y}" for x, y in sorted(cells, key=lambda c: (c[1], c[0])))
+        state = game.parse_position(f"1 {rng.choice('hv')} 0 {lost // 2} {lost - lost // 2} 0 {text} -")
+        check = best_move(game, state, evaluation_for("bilsang"), OPENING_CHECK_DEPTH)
+        if check is not None and not is_forced_result(check.score) and abs(check.score) < 50:
+            return state
+    raise AssertionError("unreachable")
+
+
+def play_game(game_name: str, low: int, high: int, index: int, buoys: int = 0) -> GameResult:
+    """Game ``index`` of the match ``low`` against ``high``; ``high`` has the first move on odd indexes.
+
+    ``buoys`` (Bilsang only) starts from a ``small_universe`` instead of an opening.
+    """
     game = games.get(game_name)
     first, second = (low, high) if index % 2 == 0 else (high, low)
-    by_side = dict(zip(game.sides, (first, second), strict=True))
     levels: dict[int, Level] = {n: level_for(game_name, n) for n in (low, high)}
     rngs = {n: random.Random(f"{SEED} {game_name} {low}-{high} game {index} level {n}") for n in (low, high)}
-    state = opening(game, index // 2)
+    state = small_universe(index // 2, buoys) if buoys else opening(game, index // 2)
+    mover = game.to_move(state)
+    by_side = {mover: first, next(s for s in game.sides if s != mover): second}
     history = [state]
     times: dict[int, list[float]] = {low: [], high: []}
     while True:
@@ -97,12 +152,12 @@ def play_game(game_name: str, low: int, high: int, index: int) -> GameResult:
         history.append(state)
 
 
-def _play(task: tuple[str, int, int, int]) -> GameResult:
+def _play(task: tuple[str, int, int, int, int]) -> GameResult:
     return play_game(*task)
 
 
-def match(game_name: str, low: int, high: int, count: int, jobs: int) -> list[GameResult]:
-    tasks = [(game_name, low, high, i) for i in range(count)]
+def match(game_name: str, low: int, high: int, count: int, jobs: int, buoys: int = 0) -> list[GameResult]:
+    tasks = [(game_name, low, high, i, buoys) for i in range(count)]
     if jobs <= 1:
         return [_play(t) for t in tasks]
     with ProcessPoolExecutor(jobs) as pool:
@@ -120,13 +175,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=20, help="games per match (even)")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--pairs", help="comma-separated lower levels to play, e.g. 1,2 (default all)")
+    parser.add_argument(
+        "--buoys", type=int, default=0, help="Bilsang: start from seeded shapes of this many buoys (even)"
+    )
     args = parser.parse_args(argv)
+    if args.buoys and args.game != "bilsang":
+        parser.error("--buoys is for bilsang only")
 
     top = level_count(args.game) or 7
     lows = [int(x) for x in args.pairs.split(",")] if args.pairs else list(range(1, top))
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
-    print(f"{args.game}: {args.games} games per match, {args.jobs} worker processes, seed {SEED}")
+    start = f"seeded {args.buoys}-buoy positions" if args.buoys else "seeded openings"
+    print(f"{args.game}: {args.games} games per match from {start}, {args.jobs} workers, seed {SEED}")
     print()
     print(
         "| lower level | upper level | upper wins | lower wins | draws | upper's share of decided "
@@ -136,7 +197,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for low in lows:
         high = low + 1
         began = time.perf_counter()
-        results = match(args.game, low, high, args.games, args.jobs)
+        results = match(args.game, low, high, args.games, args.jobs, args.buoys)
         took = time.perf_counter() - began
         up = sum(r.winner_level == high for r in results)
         down = sum(r.winner_level == low for r in results)

@@ -14,8 +14,9 @@ the one who gets blocked. So the position is judged by:
   and leave the mover penalised along B. Single moves are counted with the
   engine's constant-time ring test, a lower bound that is exact for compact
   shapes;
-* a penalised mover is *noisy*: the search plays the single move (or the
-  forced removal) out rather than guess.
+* a penalised mover with no single move must remove: scored as the lost
+  buoy it is. The ring count proves most single moves; only when it finds
+  none does the evaluation ask the engine, whose flood fill is exact.
 
 The forbidden pair only takes away one pair of options and is left to the
 search. ``order_key`` puts switches first, since they are the moves that can
@@ -24,7 +25,7 @@ win a buoy at once.
 
 from __future__ import annotations
 
-from games.bilsang import BilsangMove, BilsangState, Cell, Pair
+from games.bilsang import GAME, BilsangMove, BilsangState, Cell, Pair, Removal
 
 #: A lost buoy: the unit of the result.
 LOST = 100
@@ -37,8 +38,7 @@ SWITCH_THREAT = (70, 35, 17, 8, 4)
 #: along the one they can hold us to: the slope that steers play towards
 #: shapes where a switch blocks, long before the threat table above kicks in.
 SINGLES_SLOPE = 3
-#: A penalised side to move without a single move must remove (only reached
-#: when the quiescence limit stops the search first).
+#: A penalised side to move without a single move must remove: a lost buoy.
 BLOCKED = LOST
 
 #: the eight neighbours in ring order; bit i of a ring mask is _RING[i]
@@ -94,6 +94,12 @@ def proven_singles(cells: frozenset[Cell]) -> dict[str, int]:
     return {"h": h, "v": v}
 
 
+def _blocked(state: BilsangState) -> bool:
+    """Whether the side to move has nothing but removals (the engine's exact answer)."""
+    moves = GAME.legal_moves(state)
+    return bool(moves) and isinstance(moves[0], Removal)
+
+
 def _threat(singles: int) -> int:
     return SWITCH_THREAT[singles] if singles < len(SWITCH_THREAT) else 0
 
@@ -111,16 +117,12 @@ class BilsangEvaluation:
             return score
         singles = proven_singles(state.cells)
         if state.penalised:
-            return score - (BLOCKED if singles[axis] == 0 else 0)
+            return score - (BLOCKED if singles[axis] == 0 and _blocked(state) else 0)
         # We may switch and hold them to singles along `axis`; after an
         # ordinary move they may do the same to us along the other axis.
         theirs, ours = singles[axis], singles[_OTHER[axis]]
         # The threat against us counts half: we move first and may reshape.
         return score + _threat(theirs) - _threat(ours) // 2 + SINGLES_SLOPE * (ours - theirs)
-
-    def noisy(self, state: BilsangState) -> bool:
-        """A penalised mover may be blocked: play it out."""
-        return state.penalised
 
     def order_key(self, state: BilsangState, move: BilsangMove) -> int:
         """Switches first: they are what blocks an opponent."""

@@ -90,9 +90,21 @@ class BobailEvaluation:
     def order_key(self, state: BobailState, move: BobailMove) -> int:
         """A winning Neutron move first, then moves that bring the Neutron nearer home; a losing one last."""
         if move.electron_from is None:
-            # A game-ending Neutron move: on the mover's home it wins, on the
-            # other home it loses (such a move is legal, but never good).
-            return 3 if (move.neutron_to in _WHITE_HOME) == (state.side == "w") else 0
-        rank = neutron_rank(move.neutron_to)
-        towards_home = 3 - rank if state.side == "w" else rank - 3
-        return 1 + (towards_home > 0)
+            return _ENDING_KEY[state.side][move.neutron_to]
+        return _GOING_ON_KEY[state.side][move.neutron_to]
+
+
+def _towards_home(side: str, square: int) -> int:
+    rank = neutron_rank(square)
+    return 3 - rank if side == "w" else rank - 3
+
+
+# order_key runs for every move of every searched node, so it is two lookups:
+# per side and Neutron square, the key of a game-ending move (the mover's home
+# wins, the other home loses: legal, but never good) and of any other move.
+_ENDING_KEY: dict[str, tuple[int, ...]] = {
+    side: tuple(3 if _towards_home(side, sq) > 0 else 0 for sq in range(SQUARES)) for side in "wb"
+}
+_GOING_ON_KEY: dict[str, tuple[int, ...]] = {
+    side: tuple(1 + (_towards_home(side, sq) > 0) for sq in range(SQUARES)) for side in "wb"
+}

@@ -68,13 +68,16 @@ LEVELS: dict[str, tuple[Level, ...]] = {
         Level(1, 0.25, "easy"),
         Level(2, 0.10, "medium"),
         Level(3, 0.0, "hard"),
-        Level(4, 0.0, "strongest"),
+        Level(5, 0.0, "strongest"),
     ),
+    # Bilsang's pair moves number over a hundred and each position's moves
+    # cost a millisecond to generate, so depth 2 is as deep as a reply within
+    # a second goes; the levels differ by depth and by blunders.
     "bilsang": (
         Level(1, 0.30, "easy"),
         Level(1, 0.0, "medium"),
-        Level(2, 0.0, "hard"),
-        Level(3, 0.0, "strongest"),
+        Level(2, 0.10, "hard"),
+        Level(2, 0.0, "strongest"),
     ),
 }
 
