@@ -75,7 +75,7 @@ LEVELS: dict[str, tuple[Level, ...]] = {
     # a second goes; the levels differ by depth and by blunders.
     "bilsang": (
         Level(1, 0.30, "easy"),
-        Level(1, 0.0, "medium"),
+        Level(1, 0.10, "medium"),
         Level(2, 0.10, "hard"),
         Level(2, 0.0, "strongest"),
     ),
