@@ -10,7 +10,7 @@ min(n, 7) plies and blunders 30/15/7/3/1 % of the time for n = 1..5, never from
 6 on (from 8 on the player is handicapped instead; that is the caller's
 ``initial(handicap=…)``, not the opponent's business). The other games have
 four levels, easy, medium, hard and strongest, measured against each other in
-``bench/ai_strength.py`` (docs/benchmarks-ai.md has the tables).
+``bench/ai_strength.py`` (docs/benchmarks.md has the tables).
 
 ``choose_move`` takes and returns only strings and numbers, so it can run in a
 worker process.
@@ -56,7 +56,7 @@ def bashni_level(n: int) -> Level:
 #: Levels 1..4 of the other games: easy, medium, hard, strongest. The depths
 #: and rates are the ones bench/ai_strength.py measured to be in order (each
 #: level beats the one below it) with the strongest replying in well under a
-#: second; docs/benchmarks-ai.md has the figures.
+#: second; docs/benchmarks.md has the figures.
 LEVELS: dict[str, tuple[Level, ...]] = {
     "morris": (
         Level(1, 0.25, "easy"),
