@@ -1,6 +1,6 @@
 """Load benchmark: many matches played at once over the JSON API, watched over SSE.
 
-Run with ``.venv/bin/python bench/load.py`` (not part of CI; see docs/benchmarks-load.md).
+Run with ``.venv/bin/python bench/load.py`` (not part of CI; see docs/benchmarks.md).
 By default it migrates a fresh SQLite database in a temporary directory, starts uvicorn
 on a free loopback port and plays against it; ``--database-url postgresql+psycopg://…``
 does the same on PostgreSQL (a fresh database is created on that server and dropped
