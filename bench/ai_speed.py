@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
+
 import games
 from games.ai.levels import Level, choose, evaluation_for, level_count, level_for
 from games.ai.search import best_move, is_forced_result
@@ -55,17 +57,6 @@ PLY_RANGE = {"bashni": (16, 40), "morris": (2, 50), "bobail": (2, 10), "bilsang"
 #: positions a search this deep finds won or lost are skipped (other games):
 #: their replies are instant and say nothing about the search's speed
 DECIDED_DEPTH = 2
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def machine() -> str:

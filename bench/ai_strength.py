@@ -27,6 +27,8 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
+from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
+
 import games
 from games.ai.levels import Level, choose, evaluation_for, level_count, level_for
 from games.ai.search import best_move, is_forced_result
@@ -43,17 +45,6 @@ OPENING_CHECK_DEPTH = 4
 TARGET = {"bashni": 0.60}
 MAJORITY = 0.5
 SEED = 20250202
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 @dataclass(frozen=True, slots=True)

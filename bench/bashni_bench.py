@@ -12,23 +12,14 @@ import random
 import time
 from collections.abc import Callable
 
+from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
+
 from games.bashni import GAME, Position
 
 PLAYOUT_SEED = 20240601
 PLAYOUT_POSITIONS = 2000
 PERFT_TARGET_S = 5.0
 MOVEGEN_TARGET_S = 1.0
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def playout_positions(count: int, seed: int) -> list[Position]:

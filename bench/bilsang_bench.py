@@ -24,6 +24,8 @@ import time
 from collections import Counter
 from collections.abc import Callable
 
+from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
+
 from games.bilsang import (
     GAME,
     JOINED_BY_FILL,
@@ -43,17 +45,6 @@ from games.bilsang import (
 )
 
 PLAYOUT_SEED = 20240611
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
 
 
 def playout_positions(count: int, seed: int) -> list[BilsangState]:

@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_MOVES_PER_SECOND = 300
@@ -184,14 +185,6 @@ def machine_busy() -> tuple[float, float]:
         values = [int(v) for v in stat.readline().split()[1:8]]
     idle = values[3] + values[4]  # idle + iowait
     return (sum(values) - idle) / CLOCK_TICKS, sum(values) / CLOCK_TICKS
-
-
-def cpu_model() -> str:
-    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as info:
-        for line in info:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return platform.processor() or "unknown"
 
 
 # ------------------------------------------------------------------ the server

@@ -33,11 +33,11 @@ START_CELLS: frozenset[Cell] = frozenset((x, y) for y in range(4) for x in range
 
 #: the unit step of +1 along each axis
 _STEP: dict[str, Cell] = {"h": (1, 0), "v": (0, 1)}
-_OTHER: dict[str, str] = {"h": "v", "v": "h"}
+OTHER_AXIS: dict[str, str] = {"h": "v", "v": "h"}
 
-#: the eight neighbours of a cell, in ring order; bit i of a ring mask is _RING[i]
-_RING: tuple[Cell, ...] = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
-_RING_BIT: dict[Cell, int] = {d: 1 << i for i, d in enumerate(_RING)}
+#: the eight neighbours of a cell, in ring order; bit i of a ring mask is RING[i]
+RING: tuple[Cell, ...] = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+_RING_BIT: dict[Cell, int] = {d: 1 << i for i, d in enumerate(RING)}
 
 
 def _ring_is_one_group(mask: int) -> bool:
@@ -47,7 +47,7 @@ def _ring_is_one_group(mask: int) -> bool:
     emptied without cutting any path: every path through the centre can go
     round it inside the ring instead.
     """
-    cells = [d for i, d in enumerate(_RING) if mask >> i & 1]
+    cells = [d for i, d in enumerate(RING) if mask >> i & 1]
     if not cells:
         return False
     seen = {cells[0]}
@@ -62,13 +62,13 @@ def _ring_is_one_group(mask: int) -> bool:
 
 
 #: ring mask -> "emptying the centre cannot disconnect anything" (256 entries)
-_SIMPLE: tuple[bool, ...] = tuple(_ring_is_one_group(m) for m in range(256))
+RING_SAFE: tuple[bool, ...] = tuple(_ring_is_one_group(m) for m in range(256))
 
 
 def _ring_mask(cells: frozenset[Cell] | set[Cell], cell: Cell) -> int:
     x, y = cell
     mask = 0
-    for i, (dx, dy) in enumerate(_RING):
+    for i, (dx, dy) in enumerate(RING):
         if (x + dx, y + dy) in cells:
             mask |= 1 << i
     return mask
@@ -97,7 +97,7 @@ def is_connected(cells: frozenset[Cell] | set[Cell]) -> bool:
     todo = [start]
     while todo:
         x, y = todo.pop()
-        for dx, dy in _RING:
+        for dx, dy in RING:
             n = (x + dx, y + dy)
             if n in cells and n not in seen:
                 seen.add(n)
@@ -175,7 +175,7 @@ def connected_locally(cells: frozenset[Cell], gone: tuple[Cell, ...], new: tuple
     removed: tuple[Cell, ...] = ()
     for cell in gone:
         removed += (cell,)
-        if not _SIMPLE[_adjust(_ring_mask(cells, cell), cell, removed, new)]:
+        if not RING_SAFE[_adjust(_ring_mask(cells, cell), cell, removed, new)]:
             return False
     return True
 
@@ -310,9 +310,9 @@ def _movers(
         ring = mask | ahead
         to_bit = bit << shift if sign > 0 else bit >> shift
         alone = (occupied ^ bit) | to_bit
-        groups = [alone] if _SIMPLE[ring] else _groups(alone, frame.width)
+        groups = [alone] if RING_SAFE[ring] else _groups(alone, frame.width)
         to = (c[0] + sign * dx, c[1] + sign * dy)
-        out.append((c, to, bit, to_bit, ring, _SIMPLE[ring], frame.around(to_bit), groups))
+        out.append((c, to, bit, to_bit, ring, RING_SAFE[ring], frame.around(to_bit), groups))
     return out
 
 
@@ -335,7 +335,7 @@ def pair_verdict(plus: _Mover, minus: _Mover, frame: Frame) -> int:
     # than two apart cannot see each other's ring, so their answers from
     # _movers stand; closer ones are redone with the partner in place.
     if -2 <= m[0] - p[0] <= 2 and -2 <= m[1] - p[1] <= 2:
-        if _SIMPLE[_adjust(p_ring, p, (), (m_to,))] and _SIMPLE[_adjust(m_ring, m, (p,), (p_to,))]:
+        if RING_SAFE[_adjust(p_ring, p, (), (m_to,))] and RING_SAFE[_adjust(m_ring, m, (p,), (p_to,))]:
             return JOINED_BY_RING
     elif p_simple and m_simple:
         return JOINED_BY_RING
@@ -386,7 +386,7 @@ class Bilsang(Game[BilsangState, BilsangMove]):
         # so an unfinished position never runs out of moves.
         removals: list[BilsangMove] = []
         for c in _sorted_cells(cells):
-            if _SIMPLE[masks[c]]:
+            if RING_SAFE[masks[c]]:
                 removals.append(Removal(c))
                 continue
             rest = frame.occupied ^ frame.bit(c)
@@ -399,7 +399,7 @@ class Bilsang(Game[BilsangState, BilsangMove]):
         forbidden = state.forbidden
         # A free first turn may use either axis; later the required axis and
         # the switch (the other axis) are both on offer.
-        axes = ("h", "v") if state.axis == "-" else (state.axis, _OTHER[state.axis])
+        axes = ("h", "v") if state.axis == "-" else (state.axis, OTHER_AXIS[state.axis])
         moves: list[BilsangMove] = []
         for axis in axes:
             minus = _movers(cells, masks, frame, axis, -1)
@@ -428,7 +428,9 @@ class Bilsang(Game[BilsangState, BilsangMove]):
                 if masks[c] & ahead:
                     continue
                 to_bit = bit << shift if sign > 0 else bit >> shift
-                if _SIMPLE[masks[c] | ahead] or _filled((frame.occupied ^ bit) | to_bit, to_bit, frame.width):
+                if RING_SAFE[masks[c] | ahead] or _filled(
+                    (frame.occupied ^ bit) | to_bit, to_bit, frame.width
+                ):
                     moves.append(Single(axis, c, sign))
         return moves
 
@@ -443,18 +445,18 @@ class Bilsang(Game[BilsangState, BilsangMove]):
             cells = (state.cells - {move.plus, move.minus}) | {p_to, m_to}
             switch = state.axis != "-" and move.axis != state.axis
             # A switch leaves the axis where it was and penalises the opponent.
-            axis = state.axis if switch else _OTHER[move.axis]
+            axis = state.axis if switch else OTHER_AXIS[move.axis]
             return BilsangState(
                 other, axis, switch, state.lost1, state.lost2, quiet, cells, frozenset((p_to, m_to))
             )
         if isinstance(move, Single):
             to = _step(move.buoy, move.axis, move.sign)
             cells = (state.cells - {move.buoy}) | {to}
-            return BilsangState(other, _OTHER[move.axis], False, state.lost1, state.lost2, quiet, cells)
+            return BilsangState(other, OTHER_AXIS[move.axis], False, state.lost1, state.lost2, quiet, cells)
         # Removal: the remover loses the buoy; the quiet count starts over.
         lost1 = state.lost1 + (state.player == "1")
         lost2 = state.lost2 + (state.player == "2")
-        axis = "-" if state.axis == "-" else _OTHER[state.axis]
+        axis = "-" if state.axis == "-" else OTHER_AXIS[state.axis]
         return BilsangState(other, axis, False, lost1, lost2, 0, state.cells - {move.buoy})
 
     def outcome(self, state: BilsangState) -> Outcome | None:

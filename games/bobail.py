@@ -94,7 +94,7 @@ class BobailMove(NamedTuple):
     electron_to: int | None = None
 
 
-def _slide(board: str, ray: tuple[int, ...]) -> int:
+def slide_stop(board: str, ray: tuple[int, ...]) -> int:
     """Where a piece sliding along ``ray`` stops, or -1 if it cannot move."""
     last = -1
     for square in ray:
@@ -116,7 +116,7 @@ def _electron_moves(board: str, side: str) -> list[tuple[int, int]]:
     for square in range(SQUARES):
         if board[square] == side:
             for ray in RAYS[square]:
-                stop = _slide(board, ray)
+                stop = slide_stop(board, ray)
                 if stop >= 0:
                     moves.append((square, stop))
     return moves
@@ -139,7 +139,7 @@ def _generate(side: str, board: str) -> list[BobailMove]:
         return []
     moves = []
     for ray in RAYS[neutron]:
-        stop = _slide(board, ray)
+        stop = slide_stop(board, ray)
         if stop < 0:
             continue
         if stop in _HOME:
@@ -154,7 +154,7 @@ def _generate(side: str, board: str) -> list[BobailMove]:
 def _has_move(side: str, board: str) -> bool:
     neutron = board.index(NEUTRON)
     for ray in RAYS[neutron]:
-        stop = _slide(board, ray)
+        stop = slide_stop(board, ray)
         if stop < 0:
             continue
         if stop in _HOME or _count_electron_moves(_after_neutron(board, neutron, stop), side):
@@ -172,7 +172,7 @@ def _perft(side: str, board: str, depth: int) -> int:
     other = _OTHER[side]
     total = 0
     for ray in RAYS[neutron]:
-        stop = _slide(board, ray)
+        stop = slide_stop(board, ray)
         if stop < 0:
             continue
         if stop in _HOME:

@@ -25,7 +25,7 @@ win a buoy at once.
 
 from __future__ import annotations
 
-from games.bilsang import GAME, BilsangMove, BilsangState, Cell, Pair, Removal
+from games.bilsang import GAME, OTHER_AXIS, RING_SAFE, BilsangMove, BilsangState, Cell, Pair, Removal
 
 #: A lost buoy: the unit of the result.
 LOST = 100
@@ -41,30 +41,9 @@ SINGLES_SLOPE = 3
 #: A penalised side to move without a single move must remove: a lost buoy.
 BLOCKED = LOST
 
-#: the eight neighbours in ring order; bit i of a ring mask is _RING[i]
-_RING: tuple[Cell, ...] = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
-_OTHER = {"h": "v", "v": "h"}
-
-
-def _one_group(mask: int) -> bool:
-    """Whether the occupied ring cells of ``mask`` touch each other as one group."""
-    cells = [d for i, d in enumerate(_RING) if mask >> i & 1]
-    if not cells:
-        return False
-    seen = {cells[0]}
-    todo = [cells[0]]
-    while todo:
-        x, y = todo.pop()
-        for other in cells:
-            if other not in seen and abs(other[0] - x) <= 1 and abs(other[1] - y) <= 1:
-                seen.add(other)
-                todo.append(other)
-    return len(seen) == len(cells)
-
-
-#: ring mask -> the centre may move away without cutting anything (the same
-#: ring test the engine uses first; see games.bilsang.connected_locally)
-_SAFE: tuple[bool, ...] = tuple(_one_group(m) for m in range(256))
+#: ring mask -> the centre may move away without cutting anything: the engine's own
+#: first test (games.bilsang.connected_locally)
+_SAFE = RING_SAFE
 
 
 def proven_singles(cells: frozenset[Cell]) -> dict[str, int]:
@@ -78,7 +57,7 @@ def proven_singles(cells: frozenset[Cell]) -> dict[str, int]:
     h = v = 0
     safe = _SAFE
     for x, y in cells:
-        # The ring mask, unrolled in _RING's order: this is the evaluation's hot loop.
+        # The ring mask, unrolled in games.bilsang.RING order: this is the evaluation's hot loop.
         mask = (
             ((x + 1, y) in cells)
             | ((x + 1, y + 1) in cells) << 1
@@ -120,7 +99,7 @@ class BilsangEvaluation:
             return score - (BLOCKED if singles[axis] == 0 and _blocked(state) else 0)
         # We may switch and hold them to singles along `axis`; after an
         # ordinary move they may do the same to us along the other axis.
-        theirs, ours = singles[axis], singles[_OTHER[axis]]
+        theirs, ours = singles[axis], singles[OTHER_AXIS[axis]]
         # The threat against us counts half: we move first and may reshape.
         return score + _threat(theirs) - _threat(ours) // 2 + SINGLES_SLOPE * (ours - theirs)
 

@@ -20,7 +20,7 @@ onto the opponent's home rank (legal, and always lost) last.
 
 from __future__ import annotations
 
-from games.bobail import EMPTY, NEUTRON, RAYS, SIZE, SQUARES, BobailMove, BobailState
+from games.bobail import EMPTY, NEUTRON, RAYS, SIZE, SQUARES, BobailMove, BobailState, slide_stop
 
 #: A mover who can slide the Neutron home has won; below the search's WIN
 #: range so that proved results still rank first, far above anything else.
@@ -36,15 +36,6 @@ ELECTRON_MOBILITY = 3
 
 _WHITE_HOME = range(SQUARES - SIZE, SQUARES)  # rank 1
 _BLACK_HOME = range(SIZE)  # rank 5
-
-
-def _stop(board: str, ray: tuple[int, ...]) -> int:
-    last = -1
-    for square in ray:
-        if board[square] != EMPTY:
-            break
-        last = square
-    return last
 
 
 def _electron_slides(board: str, side: str) -> int:
@@ -73,7 +64,7 @@ class BobailEvaluation:
         neutron = board.index(NEUTRON)
         safe = 0
         for ray in RAYS[neutron]:
-            stop = _stop(board, ray)
+            stop = slide_stop(board, ray)
             if stop < 0:
                 continue
             if stop in home:
