@@ -28,7 +28,12 @@ from games.base import BadMove, BadPosition, Game, Outcome
 Cell = tuple[int, int]
 
 BUOYS = 20
+#: the quiet limit without options, and the range the ``quiet=N`` option allows
 QUIET_LIMIT = 100
+QUIET_RANGE = range(100, 1001)
+#: what a new match is played with unless the players choose otherwise (RULES.md,
+#: "Bilsang rule options"): with free pairs nobody is ever blocked
+NEW_MATCH_OPTIONS: dict[str, Any] = {"line": True, "quiet": 300}
 START_CELLS: frozenset[Cell] = frozenset((x, y) for y in range(4) for x in range(5))
 
 #: the unit step of +1 along each axis
@@ -202,7 +207,13 @@ def connected_after(cells: frozenset[Cell], gone: tuple[Cell, ...], new: tuple[C
 
 @dataclass(frozen=True, slots=True)
 class BilsangState:
-    """A whole Bilsang position; ``forbidden`` is empty when there is no forbidden pair."""
+    """A whole Bilsang position; ``forbidden`` is empty when there is no forbidden pair.
+
+    ``line`` and ``limit`` are the rule options (RULES.md, "Bilsang rule
+    options"): pair moves only within one row or column, and the quiet limit.
+    They are part of the position, as in its string, so every function of a
+    position knows the rules it is played by.
+    """
 
     player: str
     axis: str
@@ -212,6 +223,8 @@ class BilsangState:
     quiet: int
     cells: frozenset[Cell]
     forbidden: frozenset[Cell] = frozenset()
+    line: bool = False
+    limit: int = QUIET_LIMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,6 +293,41 @@ def _parse_count(text: str, field: str) -> int:
     if not re.fullmatch(r"[0-9]+", text):
         raise BadPosition(f"{field}: {text!r} is not a whole number")
     return _int(text, field)
+
+
+def format_options(line: bool, limit: int) -> str:
+    """The ninth field of a position string, ``""`` when no option is set."""
+    parts = (["line"] if line else []) + ([f"quiet={limit}"] if limit != QUIET_LIMIT else [])
+    return ",".join(parts)
+
+
+#: the options in the order the ninth field must list them
+_OPTION_ORDER = ("line", "quiet")
+
+
+def parse_options(text: str) -> tuple[bool, int]:
+    """Read the ninth field ``OPTIONS``: ``line``, ``quiet=N``, comma-separated, in that order."""
+    line = False
+    limit = QUIET_LIMIT
+    seen: list[str] = []
+    for part in text.split(","):
+        name, eq, value = part.partition("=")
+        if name not in _OPTION_ORDER or (name == "line") == bool(eq):
+            raise BadPosition(f"options: {part!r} is not an option (line, quiet=N)")
+        if name in seen:
+            raise BadPosition(f"options: {name} is given twice")
+        if seen and _OPTION_ORDER.index(name) < _OPTION_ORDER.index(seen[-1]):
+            raise BadPosition(f"options: {name} must come before {seen[-1]} (the order is line, quiet=N)")
+        seen.append(name)
+        if name == "line":
+            line = True
+        else:
+            limit = _parse_count(value, "options")
+            if limit not in QUIET_RANGE:
+                raise BadPosition(
+                    f"options: quiet={value} is out of range {QUIET_RANGE.start}..{QUIET_RANGE.stop - 1}"
+                )
+    return line, limit
 
 
 _Mover = tuple[Cell, Cell, int, int, int, bool, int, list[int]]
@@ -362,10 +410,19 @@ class Bilsang(Game[BilsangState, BilsangMove]):
     title = "Bilsang"
     sides = ("1", "2")
 
-    def initial(self, **options: Any) -> BilsangState:
-        if options:
-            raise TypeError(f"Bilsang has no options: {sorted(options)}")
-        return BilsangState("1", "-", False, 0, 0, 0, START_CELLS)
+    def initial(self, *, line: bool = False, quiet: int = QUIET_LIMIT) -> BilsangState:  # type: ignore[override]
+        """The start; ``line`` and ``quiet`` are the rule options (none: the rules of section 4).
+
+        A wrong value raises ``ValueError`` (an unknown option is Python's
+        ``TypeError``), which is what the web layer turns into a 400.
+        """
+        if not isinstance(line, bool):
+            raise ValueError(f"line must be true or false, not {line!r}")
+        if isinstance(quiet, bool) or not isinstance(quiet, int) or quiet not in QUIET_RANGE:
+            raise ValueError(
+                f"quiet must be a whole number {QUIET_RANGE.start}..{QUIET_RANGE.stop - 1}, not {quiet!r}"
+            )
+        return BilsangState("1", "-", False, 0, 0, 0, START_CELLS, line=line, limit=quiet)
 
     def to_move(self, state: BilsangState) -> str:
         return state.player
@@ -403,9 +460,15 @@ class Bilsang(Game[BilsangState, BilsangMove]):
         moves: list[BilsangMove] = []
         for axis in axes:
             minus = _movers(cells, masks, frame, axis, -1)
+            # The same-line option: along h both buoys share their y, along v their x.
+            across = 1 if axis == "h" else 0
+            by_line: dict[int, list[_Mover]] = {}
+            if state.line:
+                for m_info in minus:
+                    by_line.setdefault(m_info[0][across], []).append(m_info)
             for plus in _movers(cells, masks, frame, axis, 1):
                 p = plus[0]
-                for m_info in minus:
+                for m_info in by_line.get(p[across], ()) if state.line else minus:
                     m = m_info[0]
                     if m == p or m_info[1] == plus[1]:
                         continue
@@ -447,22 +510,43 @@ class Bilsang(Game[BilsangState, BilsangMove]):
             # A switch leaves the axis where it was and penalises the opponent.
             axis = state.axis if switch else OTHER_AXIS[move.axis]
             return BilsangState(
-                other, axis, switch, state.lost1, state.lost2, quiet, cells, frozenset((p_to, m_to))
+                other,
+                axis,
+                switch,
+                state.lost1,
+                state.lost2,
+                quiet,
+                cells,
+                frozenset((p_to, m_to)),
+                state.line,
+                state.limit,
             )
         if isinstance(move, Single):
             to = _step(move.buoy, move.axis, move.sign)
             cells = (state.cells - {move.buoy}) | {to}
-            return BilsangState(other, OTHER_AXIS[move.axis], False, state.lost1, state.lost2, quiet, cells)
+            return BilsangState(
+                other,
+                OTHER_AXIS[move.axis],
+                False,
+                state.lost1,
+                state.lost2,
+                quiet,
+                cells,
+                line=state.line,
+                limit=state.limit,
+            )
         # Removal: the remover loses the buoy; the quiet count starts over.
         lost1 = state.lost1 + (state.player == "1")
         lost2 = state.lost2 + (state.player == "2")
         axis = "-" if state.axis == "-" else OTHER_AXIS[state.axis]
-        return BilsangState(other, axis, False, lost1, lost2, 0, state.cells - {move.buoy})
+        return BilsangState(
+            other, axis, False, lost1, lost2, 0, state.cells - {move.buoy}, line=state.line, limit=state.limit
+        )
 
     def outcome(self, state: BilsangState) -> Outcome | None:
         if len(state.cells) <= 1:
             reason = "last-buoy"
-        elif state.quiet >= QUIET_LIMIT:
+        elif state.quiet >= state.limit:
             reason = "quiet"
         else:
             return None
@@ -511,33 +595,37 @@ class Bilsang(Game[BilsangState, BilsangMove]):
     def format_position(self, state: BilsangState) -> str:
         cells = ";".join(_cell_name(c) for c in _sorted_cells(state.cells))
         forbidden = ";".join(_cell_name(c) for c in _sorted_cells(state.forbidden)) or "-"
-        return (
+        text = (
             f"{state.player} {state.axis} {int(state.penalised)} {state.lost1} {state.lost2} "
             f"{state.quiet} {cells} {forbidden}"
         )
+        options = format_options(state.line, state.limit)
+        return f"{text} {options}" if options else text
 
     def parse_position(self, text: str) -> BilsangState:
-        """Read ``PLAYER AXIS PENALISED LOST1 LOST2 QUIET CELLS FORBIDDEN``.
+        """Read ``PLAYER AXIS PENALISED LOST1 LOST2 QUIET CELLS FORBIDDEN [OPTIONS]``.
 
         The string is the state, so beyond syntax only what the rules make
         impossible or leave undefined is refused: a duplicate cell; cells that
         do not number 20 - LOST1 - LOST2 (buoys only leave by removal, each
         someone's loss); a universe that is not one connected group (every
         turn must leave it connected, and the move rules assume it); QUIET
-        over 100 (the game ends at 100); a penalty with axis ``-`` (a penalty
+        over the quiet limit (the game ends there); a penalty with axis ``-`` (a penalty
         follows a switch, which leaves an axis, and a single move needs one);
         a forbidden pair that is not two different occupied cells.
         Accepted although a game from the start may never reach them: any
         player and QUIET with any counts, axis ``-`` later than the first turn
         or with a forbidden pair, cells (and the forbidden pair) in any order,
-        integers with leading zeros. Output is always canonical.
+        integers with leading zeros, ``quiet=100`` (the same as no such
+        option). Output is always canonical.
         """
         fields = text.split()
-        if len(fields) != 8:
+        if len(fields) not in (8, 9):
             raise BadPosition(
-                "expected 8 fields PLAYER AXIS PENALISED LOST1 LOST2 QUIET CELLS FORBIDDEN, "
-                f"got {len(fields)}"
+                "expected 8 fields PLAYER AXIS PENALISED LOST1 LOST2 QUIET CELLS FORBIDDEN "
+                f"and an optional ninth, OPTIONS; got {len(fields)}"
             )
+        line, limit = parse_options(fields.pop()) if len(fields) == 9 else (False, QUIET_LIMIT)
         player, axis, penalised_text, lost1_text, lost2_text, quiet_text, cells_text, forbidden_text = fields
         if player not in ("1", "2"):
             raise BadPosition(f"player: {player!r} is not 1 or 2")
@@ -553,8 +641,8 @@ class Bilsang(Game[BilsangState, BilsangMove]):
         lost1 = _parse_count(lost1_text, "lost1")
         lost2 = _parse_count(lost2_text, "lost2")
         quiet = _parse_count(quiet_text, "quiet")
-        if quiet > QUIET_LIMIT:
-            raise BadPosition(f"quiet: {quiet} is over {QUIET_LIMIT}; the game ends at {QUIET_LIMIT}")
+        if quiet > limit:
+            raise BadPosition(f"quiet: {quiet} is over {limit}; the game ends at {limit}")
 
         cell_list = [_parse_cell(t, "cells") for t in cells_text.split(";")]
         cells = frozenset(cell_list)
@@ -574,7 +662,7 @@ class Bilsang(Game[BilsangState, BilsangMove]):
             if len(pair) != 2 or pair[0] == pair[1] or not all(c in cells for c in pair):
                 raise BadPosition(f"forbidden: {forbidden_text!r} is not two different occupied cells")
             forbidden = frozenset(pair)
-        return BilsangState(player, axis, penalised, lost1, lost2, quiet, cells, forbidden)
+        return BilsangState(player, axis, penalised, lost1, lost2, quiet, cells, forbidden, line, limit)
 
 
 GAME = Bilsang()

@@ -8,6 +8,8 @@ and written to read like RULES.md section 4, so a disagreement points at a bug
 in one of the two rather than at a shared shortcut.
 
 Input is trusted to be a valid position string; there is no validation here.
+The rule options ("Bilsang rule options": ``line``, ``quiet=N`` in an optional
+ninth field) are kept as a plain dict and written back the way RULES.md says.
 """
 
 from __future__ import annotations
@@ -19,9 +21,30 @@ UNIT = {"h": 1 + 0j, "v": 1j}
 OTHER = {"h": "v", "v": "h"}
 
 
+def read_options(field: str | None) -> dict[str, Any]:
+    found: dict[str, Any] = {"line": False, "quiet": 100}
+    for item in (field or "").split(","):
+        if item == "line":
+            found["line"] = True
+        elif item.startswith("quiet="):
+            found["quiet"] = int(item[len("quiet=") :])
+    return found
+
+
+def write_options(options: dict[str, Any]) -> str:
+    items = []
+    if options["line"]:
+        items.append("line")
+    if options["quiet"] != 100:
+        items.append("quiet=" + str(options["quiet"]))
+    return ",".join(items)
+
+
 def read(text: str) -> dict[str, Any]:
-    player, axis, pen, lost1, lost2, quiet, cells, forbidden = text.split()
+    fields = text.split()
+    player, axis, pen, lost1, lost2, quiet, cells, forbidden = fields[:8]
     return {
+        "options": read_options(fields[8] if len(fields) > 8 else None),
         "player": player,
         "axis": axis,
         "penalised": pen == "1",
@@ -47,6 +70,7 @@ def in_order(cells: set[complex]) -> list[complex]:
 
 def write(pos: dict[str, Any]) -> str:
     forbidden = ";".join(name(c) for c in in_order(pos["forbidden"])) or "-"
+    options = write_options(pos["options"])
     return " ".join(
         [
             pos["player"],
@@ -58,6 +82,7 @@ def write(pos: dict[str, Any]) -> str:
             ";".join(name(c) for c in in_order(pos["cells"])),
             forbidden,
         ]
+        + ([options] if options else [])
     )
 
 
@@ -79,7 +104,7 @@ def connected(cells: set[complex]) -> bool:
 
 def result(text: str) -> str:
     pos = read(text)
-    if len(pos["cells"]) > 1 and pos["quiet"] < 100:
+    if len(pos["cells"]) > 1 and pos["quiet"] < pos["options"]["quiet"]:
         return "ongoing"
     lost1, lost2 = pos["lost"]["1"], pos["lost"]["2"]
     if lost1 == lost2:
@@ -115,6 +140,10 @@ def moves(text: str) -> list[str]:
                     if up_to in cells or down_to in cells or up_to == down_to:
                         continue
                     if {up, down} == pos["forbidden"]:
+                        continue
+                    # line: the two lie on one line along the axis, that is
+                    # the step between them is a real multiple of its unit
+                    if pos["options"]["line"] and ((up - down) / UNIT[axis]).imag != 0:
                         continue
                     if connected((cells - {up, down}) | {up_to, down_to}):
                         found.append(f"{axis} {name(up)}+ {name(down)}-")
