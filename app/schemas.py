@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
 from app.services.names import clean_name
 
@@ -23,6 +23,18 @@ class MatchCreate(Strict):
     side: Literal["first", "second", "random"] = "random"
     public: bool = False
     opponent: Opponent | None = None
+    options: dict[str, StrictBool | StrictInt] | None = Field(
+        default=None,
+        description=(
+            "Rule options for the game's start position, fixed for the whole match. Bilsang: "
+            "`line` (true: pair moves within one row or column) and `quiet` (100..1000, the plies "
+            "without a removal that end the game); absent or null: the game's default for new "
+            'matches, Bilsang `{"line": true, "quiet": 300}`; `{}`: none (Bilsang\'s free pairs). '
+            "The match's `position` carries them (Bilsang: its ninth field). Unknown options or "
+            "values out of range are refused with 422."
+        ),
+        examples=[{"line": True, "quiet": 300}],
+    )
 
     @field_validator("name")
     @classmethod

@@ -29,7 +29,8 @@ REASONS = {
 QUIET_REASONS = {
     "morris": N_("100 plies without a removal"),
     "bashni": N_("50 plies without a capture or a man's move"),
-    "bilsang": N_("100 plies without a removal"),
+    # the limit is a rule option of the match (RULES.md, "Bilsang rule options")
+    "bilsang": N_("the limit of plies without a removal"),
 }
 
 

@@ -8,8 +8,9 @@ and the AI know about a game goes through this interface.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Generic, TypeVar
 
 State = TypeVar("State", bound=Hashable)
@@ -57,6 +58,9 @@ class Game(ABC, Generic[State, Move]):
     title: str
     #: side letters, first player first, as in the position string
     sides: tuple[str, str]
+    #: the ``initial`` options of a new match when the players choose none (Bilsang: its
+    #: house default rule options); a mapping nobody should mutate
+    new_match_options: Mapping[str, Any] = MappingProxyType({})
 
     @abstractmethod
     def initial(self, **options: Any) -> State:

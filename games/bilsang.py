@@ -20,7 +20,9 @@ handful of shifts. ``bench/bilsang_bench.py`` measures each stage.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from games.base import BadMove, BadPosition, Game, Outcome
@@ -33,7 +35,7 @@ QUIET_LIMIT = 100
 QUIET_RANGE = range(100, 1001)
 #: what a new match is played with unless the players choose otherwise (RULES.md,
 #: "Bilsang rule options"): with free pairs nobody is ever blocked
-NEW_MATCH_OPTIONS: dict[str, Any] = {"line": True, "quiet": 300}
+NEW_MATCH_OPTIONS: Mapping[str, Any] = MappingProxyType({"line": True, "quiet": 300})
 START_CELLS: frozenset[Cell] = frozenset((x, y) for y in range(4) for x in range(5))
 
 #: the unit step of +1 along each axis
@@ -409,6 +411,7 @@ class Bilsang(Game[BilsangState, BilsangMove]):
     name = "bilsang"
     title = "Bilsang"
     sides = ("1", "2")
+    new_match_options = NEW_MATCH_OPTIONS
 
     def initial(self, *, line: bool = False, quiet: int = QUIET_LIMIT) -> BilsangState:  # type: ignore[override]
         """The start; ``line`` and ``quiet`` are the rule options (none: the rules of section 4).

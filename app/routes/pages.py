@@ -27,6 +27,7 @@ from app.web import (
     templates,
     viewer_hash,
 )
+from games.bilsang import NEW_MATCH_OPTIONS
 
 router = APIRouter(include_in_schema=False)
 
@@ -71,6 +72,24 @@ BASHNI_LEVELS = {"easy": 1, "medium": 3, "hard": 5, "strongest": 7}
 OTHER_LEVELS = {"easy": 1, "medium": 2, "hard": 3, "strongest": 4}
 
 
+#: The Bilsang rule sets offered on the new-match form: label and engine options
+#: (RULES.md, "Bilsang rule options"); the first is the default for new matches.
+BILSANG_RULES: dict[str, tuple[str, dict[str, Any]]] = {
+    "line": (N_("same-line pairs (recommended)"), dict(NEW_MATCH_OPTIONS)),
+    "free": (N_("free pairs (the rules without options; almost always drawn)"), {}),
+    "long": (N_("long game (same-line, quiet 1000)"), {"line": True, "quiet": 1000}),
+}
+
+
+def rule_options(game: str, choice: str) -> dict[str, Any] | None:
+    """The engine options behind the form's rules choice; ``None``: the game's default."""
+    if game != "bilsang":
+        return None
+    if choice not in BILSANG_RULES:
+        raise Invalid(N_("choose the rules for Bilsang"))
+    return dict(BILSANG_RULES[choice][1])
+
+
 def computer_level(game: str, choice: str) -> int | None:
     """The level behind a strength on the form; "" means a friend, not the computer."""
     if not choice:
@@ -91,6 +110,7 @@ def lobby(request: Request) -> Response:
         lists=lists,
         mine=viewer_hash(request),
         computer_levels=list(COMPUTER_CHOICES.items()),
+        bilsang_rules=[(key, label) for key, (label, _options) in BILSANG_RULES.items()],
     )
     return templates.TemplateResponse(request, "lobby.html", context)
 
@@ -127,11 +147,15 @@ def create_match(
     side: Annotated[str, Form()] = "random",
     public: Annotated[bool, Form()] = False,
     opponent: Annotated[str, Form()] = "",
+    rules: Annotated[str, Form()] = "line",
 ) -> Response:
     response = RedirectResponse("/", status_code=303)
     level = computer_level(game, opponent)
+    options = rule_options(game, rules)
     owner = ensure_player(request, response)
-    change = service(request).create(game, name, side, owner, public=public, computer_level=level)
+    change = service(request).create(
+        game, name, side, owner, public=public, options=options, computer_level=level
+    )
     response.headers["location"] = f"/matches/{change.match.id}"
     remember_name(response, name)
     return response

@@ -226,7 +226,12 @@ class MatchService:
         options: dict[str, Any] | None = None,
         computer_level: int | None = None,
     ) -> Change:
-        """A new match with the creator seated; against the computer it starts at once."""
+        """A new match with the creator seated; against the computer it starts at once.
+
+        ``options`` go to the engine's ``initial``; ``None`` means the game's
+        ``new_match_options`` (Bilsang: ``line,quiet=300``), which are stored with
+        the match like chosen ones, so a rematch keeps them.
+        """
         try:
             game = games.get(game_name)
         except UnknownGame as exc:
@@ -244,10 +249,12 @@ class MatchService:
                     side=other_side(game, letter), name=computer_name(computer_level), ai_level=computer_level
                 )
             )
+        if options is None:
+            options = dict(game.new_match_options)
         try:
             match = build_match(
                 game,
-                options or {},
+                options,
                 seats,
                 status="waiting" if computer_level is None else "playing",
                 public=public and computer_level is None,

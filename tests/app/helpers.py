@@ -46,7 +46,7 @@ BOBAIL_WIN = ["c3-c4 c1-e3", "c4-c1"]
 
 
 def bilsang_quiet_game(seed: int = 0) -> list[str]:
-    """A seeded random Bilsang game; with no removal it ends at 100 plies, drawn."""
+    """A seeded random Bilsang game with free pairs; with no removal it ends at 100 plies, drawn."""
     import random
 
     import games

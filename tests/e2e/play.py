@@ -9,9 +9,14 @@ from playwright.sync_api import Page, expect
 import games
 
 
-def create_match(page: Page, base: str, game: str, name: str, side: str = "first") -> str:
+def create_match(
+    page: Page, base: str, game: str, name: str, side: str = "first", rules: str | None = None
+) -> str:
+    """Create a match on the lobby form; ``rules`` picks Bilsang's rule set (default: the form's)."""
     page.goto(base + "/")
     page.select_option("select[name=game]", game)
+    if rules is not None:
+        page.select_option("select[name=rules]", rules)
     page.fill("form.stack input[name=name]", name)
     page.check(f"input[name=side][value={side}]")
     page.click("form.stack button[type=submit]")
