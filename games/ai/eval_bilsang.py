@@ -40,6 +40,12 @@ SWITCH_THREAT = (70, 35, 17, 8, 4)
 SINGLES_SLOPE = 3
 #: A penalised side to move without a single move must remove: a lost buoy.
 BLOCKED = LOST
+#: Same-line rule: what it costs the side to move to have only n pair moves
+#: (n = 1, 2, …; none is BLOCKED), the slope that steers play towards shapes
+#: that leave the opponent without a pair move.
+#: Same-line rule: the side to move with n pair moves loses TIGHTNESS // (n + 2)
+#: (none at all is BLOCKED): few pair moves is a block or two away.
+TIGHTNESS = 200
 
 #: ring mask -> the centre may move away without cutting anything: the engine's own
 #: first test (games.bilsang.connected_locally)
@@ -83,20 +89,90 @@ def _threat(singles: int) -> int:
     return SWITCH_THREAT[singles] if singles < len(SWITCH_THREAT) else 0
 
 
+def extra_touches(cells: frozenset[Cell]) -> int:
+    """How many more pairs of buoys touch than a chain needs: 36 at the start, 0 for a tree."""
+    count = 0
+    for x, y in cells:
+        # half the ring, so each touching pair is counted once
+        count += (
+            ((x + 1, y) in cells)
+            + ((x + 1, y + 1) in cells)
+            + ((x, y + 1) in cells)
+            + ((x - 1, y + 1) in cells)
+        )
+    return count - (len(cells) - 1)
+
+
+#: Removal cascades are searched on (``noisy``) only in universes this small: each
+#: removal there has few choices, while a blocked big universe offers a dozen a ply.
+CASCADE_BUOYS = 10
+LOOSE_CAP = 36
+#: Per touching pair fewer than the start's block has (beyond a chain's), what a
+#: loose shape is worth to the searching side, up to LOOSE_CAP: without it two
+#: searches keep the block compact and every game is drawn at the quiet limit.
+AMBITION = 1
+
+
+def pair_moves(state: BilsangState) -> int:
+    """How many pair moves (switches included) an unpenalised mover has; 0: blocked."""
+    moves = GAME.legal_moves(state)
+    return 0 if not moves or isinstance(moves[0], Removal) else len(moves)
+
+
 class BilsangEvaluation:
     """The ``Evaluation`` the Bilsang opponent uses; see the module docstring."""
+
+    def __init__(self) -> None:
+        self._pairs: dict[BilsangState, int] = {}
+        #: the player the search is for (``prepare``); None: no ambition term
+        self.root: str | None = None
+
+    def prepare(self, root: BilsangState) -> None:
+        """Called once per search with its root: whose ambition the score carries."""
+        self.root = root.player
+
+    def noisy(self, state: BilsangState) -> bool:
+        """A mover with nothing but removals: searched on, since what follows a block is a
+        cascade of removals whose parity decides who ends up a buoy down."""
+        if len(state.cells) > CASCADE_BUOYS:
+            return False
+        if state.penalised:
+            return proven_singles(state.cells)[state.axis] == 0 and _blocked(state)
+        return state.axis != "-" and self._pair_moves(state) == 0
+
+    def _pair_moves(self, state: BilsangState) -> int:
+        count = self._pairs.get(state)
+        if count is None:
+            count = self._pairs[state] = pair_moves(state)
+        return count
 
     def evaluate(self, state: BilsangState) -> int:
         lost_mine, lost_theirs = (
             (state.lost1, state.lost2) if state.player == "1" else (state.lost2, state.lost1)
         )
-        score = LOST * (lost_theirs - lost_mine)
+        score = LOST * (lost_theirs - lost_mine) + self._threats(state)
+        if state.line and self.root is not None:
+            # Played for a win: the searching side likes loose shapes, where
+            # blocks happen, whoever is to move (see AMBITION).
+            loose = AMBITION * max(0, LOOSE_CAP - extra_touches(state.cells))
+            score += loose if state.player == self.root else -loose
+        return score
+
+    def _threats(self, state: BilsangState) -> int:
         axis = state.axis
         if axis == "-":
-            return score
+            return 0
         singles = proven_singles(state.cells)
         if state.penalised:
-            return score - (BLOCKED if singles[axis] == 0 and _blocked(state) else 0)
+            return -BLOCKED if singles[axis] == 0 and _blocked(state) else 0
+        score = 0
+        if state.line:
+            # Same-line pairs are scarce: a mover left with none at all is blocked,
+            # and one with few is a switch or two away from it.
+            pairs = self._pair_moves(state)
+            if pairs == 0:
+                return -BLOCKED
+            score -= TIGHTNESS // (pairs + 2)
         # We may switch and hold them to singles along `axis`; after an
         # ordinary move they may do the same to us along the other axis.
         theirs, ours = singles[axis], singles[OTHER_AXIS[axis]]

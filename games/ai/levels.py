@@ -70,16 +70,29 @@ LEVELS: dict[str, tuple[Level, ...]] = {
         Level(3, 0.0, "hard"),
         Level(5, 0.0, "strongest"),
     ),
-    # Bilsang's pair moves number over a hundred and each position's moves
-    # cost a millisecond to generate, so depth 2 is as deep as a reply within
-    # a second goes; the levels differ by depth and by blunders.
+    # With the same-line rule (the default for new matches) a position has
+    # about ten moves instead of a hundred, so the strongest level searches
+    # three plies (and on through removal cascades in small universes); the
+    # levels differ by depth and by blunders.
     "bilsang": (
         Level(1, 0.30, "easy"),
-        Level(1, 0.10, "medium"),
-        Level(2, 0.10, "hard"),
-        Level(2, 0.0, "strongest"),
+        Level(2, 0.10, "medium"),
+        Level(2, 0.0, "hard"),
+        Level(3, 0.0, "strongest"),
     ),
 }
+
+
+#: Bilsang without the same-line rule ("free pairs") has a hundred moves a
+#: position rather than ten: no level searches deeper than this there.
+BILSANG_FREE_PAIRS_DEPTH = 2
+
+
+def search_depth(game: Game, state: Any, level: Level) -> int:  # type: ignore[type-arg]
+    """How deep ``level`` searches ``state``: its depth, less where the rules make moves many."""
+    if game.name == "bilsang" and not state.line:
+        return min(level.depth, BILSANG_FREE_PAIRS_DEPTH)
+    return level.depth
 
 
 def level_for(game_name: str, n: int) -> Level:
@@ -167,9 +180,13 @@ def choose(
     if len(moves) == 1:
         return done(moves[0], False)
     deadline = None if time_limit is None else time.monotonic() + time_limit
+    evaluation = evaluation_for(game.name)
+    prepare = getattr(evaluation, "prepare", None)
+    if prepare is not None:
+        prepare(state)
     last = None
     for last in search(  # noqa: B007 - the last completed depth is the answer
-        game, state, evaluation_for(game.name), level.depth, history=history, deadline=deadline, rng=rng
+        game, state, evaluation, search_depth(game, state, level), history=history, deadline=deadline, rng=rng
     ):
         pass
     if last is None:

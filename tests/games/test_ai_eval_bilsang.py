@@ -9,9 +9,9 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from games.ai.eval_bilsang import LOST, BilsangEvaluation, proven_singles
-from games.ai.levels import Level, choose
-from games.ai.search import best_move
+from games.ai.eval_bilsang import LOST, BilsangEvaluation, extra_touches, proven_singles
+from games.ai.levels import Level, choose, level_for
+from games.ai.search import best_move, is_forced_result
 from games.bilsang import GAME, BilsangState, Removal, Single
 
 
@@ -80,3 +80,65 @@ def test_a_move_that_lets_the_opponent_block_us_is_avoided() -> None:
         assert reply is not None and reply.score > LOST // 2
     assert chosen(state, 2) not in losing
     assert chosen(state, 3) not in losing
+
+
+# ------------------------------------------------------------ same-line rule
+
+#: Player 1 to move along h, same-line pairs. The only blocking move,
+#: h 4,1+ 3,1-, leaves player 2 without a pair move, but the removals that
+#: follow alternate and player 1 runs out first; h 4,2+ 3,2- wins by force.
+CASCADE = "1 h 0 7 7 7 3,1;4,1;3,2;4,2;2,3;3,3 - line,quiet=300"
+
+
+def test_a_same_line_block_is_scored_as_a_lost_buoy_and_searched_on() -> None:
+    evaluation = BilsangEvaluation()
+    diagonal = pos("1 h 0 9 9 5 0,0;1,1 - line")
+    assert all(isinstance(m, Removal) for m in GAME.legal_moves(diagonal))
+    assert evaluation.evaluate(diagonal) == -LOST
+    assert evaluation.noisy(diagonal)
+    # with free pairs the two cross over: not blocked
+    free = pos("1 h 0 9 9 5 0,0;1,1 -")
+    assert not evaluation.noisy(free) and evaluation.evaluate(free) > -LOST
+
+
+def test_fewer_pair_moves_score_worse_for_the_mover() -> None:
+    evaluation = BilsangEvaluation()
+    start = GAME.initial(line=True, quiet=300)
+    opened = GAME.play(start, "h 4,1+ 0,1-")
+    tight = pos("2 v 0 6 7 7 3,0;2,1;4,1;5,1;3,2;4,2;5,2 - line,quiet=300")
+    assert len(GAME.legal_moves(tight)) < len(GAME.legal_moves(opened))
+    assert evaluation.evaluate(tight) < evaluation.evaluate(opened)
+
+
+def test_the_search_sees_who_the_removal_cascade_favours() -> None:
+    state = pos(CASCADE)
+    greedy = best_move(GAME, state, BilsangEvaluation(), 1)
+    assert greedy is not None
+    deep = best_move(GAME, state, BilsangEvaluation(), 3)
+    assert deep is not None and is_forced_result(deep.score) and deep.score > 0
+    assert GAME.format_move(deep.move) == "h 4,2+ 3,2-"
+    # and the line it expects ends the game: play it out with the engine
+    line = GAME.play(state, "h 4,1+ 3,1-")
+    assert all(isinstance(m, Removal) for m in GAME.legal_moves(line))
+
+
+def test_the_strongest_level_wins_the_cascade_position() -> None:
+    assert chosen(pos(CASCADE), level_for("bilsang", 4).depth) == "h 4,2+ 3,2-"
+
+
+def test_ambition_prefers_loose_shapes_for_the_searching_side_only() -> None:
+    evaluation = BilsangEvaluation()
+    start = GAME.initial(line=True, quiet=300)
+    assert extra_touches(start.cells) == 36
+    chain = pos("1 h 0 10 0 3 0,0;1,1;2,2;3,3;4,4;5,5;6,6;7,7;8,8;9,9 - line")
+    assert extra_touches(chain.cells) == 0
+    before = evaluation.evaluate(start)
+    evaluation.prepare(start)
+    assert evaluation.evaluate(start) == before  # the start is as compact as it gets
+    evaluation.prepare(GAME.apply(start, GAME.legal_moves(start)[0]))  # player 2 searches
+    loose = pos(
+        "1 h 0 0 0 3 0,0;1,0;2,0;3,0;4,0;5,0;6,0;7,0;8,0;9,0;0,1;1,1;2,1;3,1;4,1;5,1;6,1;7,1;8,1;9,1 - line"
+    )
+    assert extra_touches(loose.cells) < 36
+    # player 1 to move in a loose shape: worse for player 1 when player 2 is searching
+    assert evaluation.evaluate(loose) < BilsangEvaluation().evaluate(loose)
