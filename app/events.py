@@ -27,10 +27,15 @@ class Broker:
         """Tell every subscriber of ``match_id``; safe to call from any thread."""
         with self._lock:
             targets = list(self._subscribers.get(match_id, ()))
+        # One wake-up per event loop, not per subscriber: a thousand watchers of a match
+        # cost one hand-over to their loop, which then fills their queues.
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Queue[int]]] = defaultdict(list)
         for loop, queue, _spectator in targets:
+            by_loop[loop].append(queue)
+        for loop, queues in by_loop.items():
             # RuntimeError: that subscriber's loop is already closed.
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(queue.put_nowait, version)
+                loop.call_soon_threadsafe(_deliver, queues, version)
 
     def spectators(self, match_id: str) -> int:
         """Open event streams on ``match_id`` from browsers without a seat in it."""
@@ -52,3 +57,8 @@ class Broker:
                     subscribers.discard(entry)
                     if not subscribers:
                         del self._subscribers[match_id]
+
+
+def _deliver(queues: list[asyncio.Queue[int]], version: int) -> None:
+    for queue in queues:
+        queue.put_nowait(version)

@@ -199,8 +199,17 @@ def free_port() -> int:
 class Server:
     """uvicorn with ``workers`` processes on a fresh database, started and stopped here."""
 
-    def __init__(self, database_url: str, workers: int, env: dict[str, str], app_dir: Path = ROOT) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        workers: int,
+        env: dict[str, str],
+        app_dir: Path = ROOT,
+        uvicorn_args: list[str] | None = None,
+    ) -> None:
         self.database_url = database_url
+        #: more uvicorn options (``--http httptools``, ``--timeout-keep-alive 75``)
+        self.uvicorn_args = uvicorn_args or []
         self.workers = workers
         self.env = env
         #: the checkout whose ``app`` package is served (another one: a candidate change)
@@ -244,6 +253,7 @@ class Server:
         ]
         if self.workers > 1:
             command += ["--workers", str(self.workers)]
+        command += self.uvicorn_args
         self.process = subprocess.Popen(command, cwd=self.app_dir, env=env)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -680,6 +690,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", type=Path, help="append the result as one JSON line to this file")
     parser.add_argument("--app-dir", type=Path, default=ROOT, help="serve the app of another checkout")
+    parser.add_argument("--uvicorn-args", default="", help='more uvicorn options, e.g. "--http httptools"')
     parser.add_argument("--py-spy", help="path of a py-spy executable: profile the server's window")
     parser.add_argument("--profile", type=Path, help="where py-spy writes its raw stacks")
     args = parser.parse_args(argv)
@@ -706,7 +717,8 @@ def main(argv: list[str] | None = None) -> int:
                 # The in-process event broker does not cross processes: SSE would go quiet.
                 parser.error("SQLite serves one process: use --workers 1")
             args.database_label = url.split(":", 1)[0]
-            server = Server(url, args.workers, env={}, app_dir=args.app_dir)
+            extra = args.uvicorn_args.split()
+            server = Server(url, args.workers, env={}, app_dir=args.app_dir, uvicorn_args=extra)
             server.start()
             base_url = server.url
         info = machine()

@@ -5,57 +5,105 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from typing import Literal
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from app.services.matches import MatchService, seat_of
-from app.web import viewer_hash
+from app.fanout import Shared, sse_message
+from app.services.matches import MatchService
+from app.web import language, templates, viewer_hash
 
 router = APIRouter(tags=["events"])
 
 
-def _event(version: int, ply: int, status: str) -> str:
+def _event(version: int, ply: int, status: str) -> bytes:
     data = json.dumps({"version": version, "ply": ply, "status": status})
-    return f"id: {version}\nevent: changed\ndata: {data}\n\n"
+    return sse_message("changed", version, data)
+
+
+def shared(app: FastAPI) -> Shared[object]:
+    """This process's once-per-version results, shared by all its event streams."""
+    found = getattr(app.state, "shared_events", None)
+    if found is None:
+        found = app.state.shared_events = Shared(size=512)
+    return found
+
+
+def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
+    """Event ``live``: ``partials/live.html`` as a browser without a seat sees it.
+
+    Rendered for a request with nothing personal in it (no cookie: no seat, no name), so
+    that one rendering serves every spectator who reads ``lang``.
+    """
+    from app.routes.pages import match_context  # pages import this module's neighbours
+
+    headers = [(k, v) for k, v in request.scope["headers"] if k == b"host"]
+    anonymous = Request({**request.scope, "headers": [*headers, (b"accept-language", lang.encode())]})
+    match = request.app.state.matches.get(match_id)
+    html = templates.get_template("partials/live.html").render(match_context(anonymous, match))
+    return sse_message("live", match.version, html)
 
 
 @router.get("/matches/{match_id}/events", response_class=StreamingResponse)
-async def match_events(request: Request, match_id: str) -> StreamingResponse:
-    """A ``text/event-stream`` of the match's changes; ``Last-Event-ID`` resumes."""
+async def match_events(
+    request: Request, match_id: str, view: Literal["live"] | None = None
+) -> StreamingResponse:
+    """A ``text/event-stream`` of the match's changes; ``Last-Event-ID`` resumes.
+
+    Every change is event ``changed`` with ``{version, ply, status}``. With ``view=live``
+    a browser without a seat also gets event ``live`` carrying the spectator's view of the
+    match as HTML (the match page swaps it in), rendered once per version for all of them.
+    """
     matches: MatchService = request.app.state.matches
-    match = await run_in_threadpool(matches.get, match_id)
-    spectator = seat_of(match, viewer_hash(request)) is None
+    spectator = not await run_in_threadpool(matches.is_seated, match_id, viewer_hash(request))
+    push_view = spectator and view == "live"
+    lang = language(request)
     try:
         seen = int(request.headers.get("last-event-id", "0"))
     except ValueError:
         seen = 0
     settings = request.app.state.settings
     broker = request.app.state.broker
+    once = shared(request.app)
 
-    async def stream() -> AsyncIterator[str]:
+    async def changed(heard: int) -> tuple[int, bytes]:
+        """The event for a version heard from the broker, read once for every stream."""
+        key = ("state", match_id, heard)
+        version, ply, status = await once.get(key, lambda: matches.version_of(match_id))
+        return version, _event(version, ply, status)
+
+    async def live_view(version: int) -> bytes:
+        key = ("live", match_id, version, lang)
+        return await once.get(key, lambda: spectator_view(request, match_id, lang))
+
+    async def stream() -> AsyncIterator[bytes]:
         nonlocal seen
         async with broker.subscribe(match_id, spectator=spectator) as queue:
-            yield f"retry: {settings.sse_retry_ms}\n\n"
+            yield f"retry: {settings.sse_retry_ms}\n\n".encode()
             version, ply, status = await run_in_threadpool(matches.version_of, match_id)
             if version > seen:
                 # Caught up on (re)connection: one event stands for all that was missed.
                 seen = version
                 yield _event(version, ply, status)
+                if push_view:
+                    yield await live_view(version)
             while True:
                 try:
                     version = await asyncio.wait_for(queue.get(), timeout=settings.sse_ping_seconds)
                 except TimeoutError:
                     if await request.is_disconnected():
                         return
-                    yield ": keep-alive\n\n"
+                    yield b": keep-alive\n\n"
                     continue
                 if version <= seen:
                     continue
-                version, ply, status = await run_in_threadpool(matches.version_of, match_id)
+                version, event = await changed(version)
                 seen = max(version, seen)
-                yield _event(version, ply, status)
+                yield event
+                if push_view:
+                    yield await live_view(version)
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

@@ -1,0 +1,142 @@
+"""Spectators' events carry their view, rendered once per version for all of them."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+import app.routes.events as events_route
+from app.config import Settings
+from app.fanout import Shared, sse_message
+from app.main import create_app
+from app.manage import migrate
+from tests.app.conftest import database_url
+from tests.live import free_port
+
+
+def test_shared_results_are_computed_once_and_failures_are_not_kept() -> None:
+    shared: Shared[int] = Shared(size=2)
+    calls: list[str] = []
+
+    def slow(key: str) -> int:
+        calls.append(key)
+        time.sleep(0.05)
+        return len(calls)
+
+    async def many() -> list[int]:
+        return await asyncio.gather(*(shared.get("a", lambda: slow("a")) for _ in range(100)))
+
+    assert asyncio.run(many()) == [1] * 100
+    assert calls == ["a"]
+
+    def broken() -> int:
+        calls.append("broken")
+        raise RuntimeError("the database is away")
+
+    with pytest.raises(RuntimeError):
+        asyncio.run(shared.get("b", broken))
+    with pytest.raises(RuntimeError):
+        asyncio.run(shared.get("b", broken))
+    assert calls.count("broken") == 2
+    for key in "cde":
+        asyncio.run(shared.get(key, lambda: 0))
+    assert len(shared) == 2  # bounded: the oldest answers are dropped
+
+
+def test_an_sse_message_gives_every_line_its_own_data_field() -> None:
+    assert sse_message("live", 7, "<a>\n<b>") == b"id: 7\nevent: live\ndata: <a>\ndata: <b>\n\n"
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, FastAPI]]:
+    """The app in a uvicorn thread of this process, so that its functions can be watched."""
+    url = database_url(tmp_path)
+    migrate(url)
+    application = create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
+    config = uvicorn.Config(application, host="127.0.0.1", port=free_port(), log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{server.config.port}", application
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def stream_events(url: str, client: httpx.Client, found: list[tuple[str, int, str]], wanted: int) -> None:
+    """Collect (event, id, data) until ``wanted`` events of each kind it gets (or 10 s)."""
+    with client.stream("GET", url, timeout=10) as response:
+        event, ident, data = "", 0, []
+        deadline = time.monotonic() + 10
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("id: "):
+                ident = int(line[4:])
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            elif line == "" and event:
+                found.append((event, ident, "\n".join(data)))
+                event, data = "", []
+                kinds = {e[0] for e in found}
+                if all(sum(1 for e in found if e[0] == k) >= wanted for k in kinds | {"changed"}):
+                    return
+                if time.monotonic() > deadline:
+                    return
+
+
+def test_thirty_spectators_cost_one_render_per_version_and_players_get_none(
+    served: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, _application = served
+    renders: list[str] = []
+    real = events_route.spectator_view
+
+    def counted(request, match_id, lang):  # type: ignore[no-untyped-def]
+        renders.append(lang)
+        return real(request, match_id, lang)
+
+    monkeypatch.setattr(events_route, "spectator_view", counted)
+    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
+    match_id = created.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
+    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+    url = f"{base}/matches/{match_id}/events?view=live"
+
+    received: list[list[tuple[str, int, str]]] = [[] for _ in range(30)]
+    watchers = [
+        threading.Thread(target=stream_events, args=(url, httpx.Client(), found, 2)) for found in received
+    ]
+    player_events: list[tuple[str, int, str]] = []
+    player = threading.Thread(target=stream_events, args=(url, bob, player_events, 2))
+    for thread in [*watchers, player]:
+        thread.start()
+    time.sleep(1.0)  # every stream subscribed and caught up
+    moved = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0}).json()
+    for thread in watchers:
+        thread.join(timeout=15)
+    player.join(timeout=15)
+
+    for found in received:
+        views = [e for e in found if e[0] == "live"]
+        assert [ident for _e, ident, _d in views] == [version, moved["version"]]
+        html = views[-1][2]
+        assert re.search(rf'id="live"[^>]*data-ply="1"[^>]*data-version="{moved["version"]}"', html)
+        assert "Ben to move" in html and "(you)" not in html and "data-action" not in html
+        assert [ident for e, ident, _d in found if e == "changed"] == [version, moved["version"]]
+    assert len(renders) == 2  # the version they connected at, and the move's
+    assert [(event, ident) for event, ident, _d in player_events] == [
+        ("changed", version),
+        ("changed", moved["version"]),
+    ]
