@@ -264,3 +264,26 @@ def away_too_long(last_seen: datetime | None, since: datetime, moment: datetime)
     from ``since`` (the turn began) for a player never seen."""
     seen = since if last_seen is None else max(last_seen, since)
     return moment - seen >= ABANDON_AFTER
+
+
+def clock_text(ms: int) -> str:
+    """A clock as shown: "4:59", "0:09.4" under ten seconds, "1:02:03", "2d 03h" (static/
+    clocks.js formats the same way as it counts down)."""
+    ms = max(0, ms)
+    if ms < 10_000:
+        return f"0:{ms // 1000:02d}.{ms % 1000 // 100}"
+    seconds = ms // 1000
+    days, seconds = divmod(seconds, 86_400)
+    hours, seconds = divmod(seconds, 3600)
+    minutes, seconds = divmod(seconds, 60)
+    if days:
+        return f"{days}d {hours:02d}h"
+    if hours:
+        return f"{hours}:{minutes:02d}:{seconds:02d}"
+    return f"{minutes}:{seconds:02d}"
+
+
+def ms_between(start: str, end: str) -> int:
+    """Whole milliseconds from one ISO moment to a later one (0 if it is not later)."""
+    delta = datetime.fromisoformat(end) - datetime.fromisoformat(start)
+    return max(0, delta // timedelta(milliseconds=1))
