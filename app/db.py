@@ -40,10 +40,18 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
+#: Execution option of connections that only read: they need no write lock.
+READ_ONLY = {"tablero_read_only": True}
+
+
 def _sqlite_begin_immediate(connection: Any) -> None:
     # Take the write lock at the start, so two moves on one match serialise instead of
-    # both reading the same ply (SQLite's stand-in for SELECT … FOR UPDATE).
-    connection.exec_driver_sql("BEGIN IMMEDIATE")
+    # both reading the same ply (SQLite's stand-in for SELECT … FOR UPDATE). Reads
+    # (READ_ONLY) begin deferred: under WAL they neither wait for a writer nor block one.
+    if connection.get_execution_options().get("tablero_read_only"):
+        connection.exec_driver_sql("BEGIN")
+    else:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -8,6 +8,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -42,6 +43,9 @@ class Match(Base):
     draw_offer: Mapped[str | None] = mapped_column(String(4))
     takeback_offer: Mapped[str | None] = mapped_column(String(4))
     rematch_id: Mapped[str | None] = mapped_column(String(16))
+    #: Every move's notation so far, one a line, oldest first: the moves table's
+    #: notations, kept here so that answering a move needs only this row.
+    notations: Mapped[str] = mapped_column(Text, default="", server_default="")
     #: Bumped on every change; it is the id of the match's server-sent events.
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
@@ -95,7 +99,11 @@ class Seat(Base):
 
 class MoveRecord(Base):
     __tablename__ = "moves"
-    __table_args__ = (UniqueConstraint("match_id", "ply"),)
+    __table_args__ = (
+        UniqueConstraint("match_id", "ply"),
+        # A threefold repetition is a count of the moves with the same code.
+        Index("ix_moves_match_id_repetition", "match_id", "repetition"),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     match_id: Mapped[str] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), index=True)
@@ -108,6 +116,8 @@ class MoveRecord(Base):
     #: JSON {side: milliseconds left} right after this move (a takeback restores it).
     clocks_after: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: ``Game.repetition_code`` of the position after the move; None where no repetition rule.
+    repetition: Mapped[str | None] = mapped_column(Text)
 
     match: Mapped[Match] = relationship(back_populates="moves")
 

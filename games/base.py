@@ -120,6 +120,17 @@ class Game(ABC, Generic[State, Move]):
         """What must recur three times for a repetition draw; ``None``: no such rule."""
         return None
 
+    def repetition_code(self, state: State) -> str | None:
+        """``repetition_key`` as a short stable text, equal exactly when the keys are equal.
+
+        Stored with each move, so that a threefold repetition is a count of equal codes
+        rather than a new reading of every earlier position. The default, the key's
+        ``repr``, is stable for keys made of numbers, strings and tuples of them; engines
+        with a repetition rule override it with something shorter.
+        """
+        key = self.repetition_key(state)
+        return None if key is None else repr(key)
+
     def outcome_after(self, history: Sequence[State]) -> Outcome | None:
         """The result of a game whose positions, start first, are ``history``.
 

@@ -231,6 +231,9 @@ class Bobail(Game[BobailState, BobailMove]):
         # The state is exactly board and side to move, which is what must recur.
         return state
 
+    def repetition_code(self, state: BobailState) -> str:
+        return self.format_position(state)
+
     def perft(self, state: BobailState, depth: int) -> int:
         if depth <= 0:
             return 1

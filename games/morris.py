@@ -214,6 +214,10 @@ class Morris(Game[MorrisState, MorrisMove]):
     def repetition_key(self, state: MorrisState) -> Hashable:
         return (state.white, state.black, state.side, state.white_hand, state.black_hand)
 
+    def repetition_code(self, state: MorrisState) -> str:
+        # The key without the quiet count: the same men, side to move and hands.
+        return f"{state.side} {state.white:x} {state.black:x} {state.white_hand} {state.black_hand}"
+
     # --------------------------------------------------------------- notation
 
     def format_move(self, move: MorrisMove) -> str:

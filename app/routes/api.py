@@ -6,7 +6,6 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
-import games
 from app.models import Match
 from app.schemas import (
     ClaimAction,
@@ -90,15 +89,12 @@ def get_match(match_id: str, request: Request) -> dict[str, Any]:
 
 @router.get("/matches/{match_id}/legal", response_model=LegalMoves)
 def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
-    match = service(request).get(match_id)
-    game = games.get(match.game)
-    moves = [] if match.status != "playing" else game.move_texts(game.parse_position(match.position))
-    return {"ply": match.ply, "moves": moves}
+    return service(request).legal(match_id)
 
 
 @router.post("/matches/{match_id}/moves", response_model=MatchPublic)
 def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
-    return state(request, service(request).move(match_id, viewer_hash(request), body.move, body.ply).match)
+    return service(request).move(match_id, viewer_hash(request), body.move, body.ply).state
 
 
 @router.post("/matches/{match_id}/resign", response_model=MatchPublic)

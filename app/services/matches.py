@@ -14,19 +14,21 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import or_, select, update
+from sqlalchemy import Connection, Engine, Row, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
+from app.db import READ_ONLY
 from app.models import Match, MoveRecord, Seat
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.services.names import clean_name
 from app.services.tokens import same
 from app.texts import N_
-from games.base import BadMove, Game, GameError, IllegalMove, UnknownGame
+from games.base import BadMove, Game, GameError, IllegalMove, Outcome, UnknownGame
 
 SIDE_CHOICES = ("first", "second", "random")
 OFFER_ACTIONS = ("offer", "accept", "decline")
@@ -73,7 +75,7 @@ def store_clock(match: Match, control: timing.TimeControl, clock: timing.Clock) 
     match.deadline = timing.deadline(control, clock)
 
 
-def clock_state(match: Match, to_move: str, moment: datetime) -> dict[str, Any]:
+def clock_state(match: Match, to_move: str, moment: datetime, away: bool = True) -> dict[str, Any]:
     """The time-control fields of a match state, measured at ``moment``."""
     control = time_control_of(match)
     clock = clock_of(match, to_move)
@@ -85,7 +87,7 @@ def clock_state(match: Match, to_move: str, moment: datetime) -> dict[str, Any]:
         "deadline": None,
         "grace": False,
         "abortable": match.status == "playing" and match.ply < timing.BOTH_MOVED and not match.ladder_run_id,
-        "away": away_side(match, to_move, moment),
+        "away": away_side(match, to_move, moment) if away else None,
     }
     if control is not None and clock is not None:
         due = timing.deadline(control, clock)
@@ -205,6 +207,160 @@ def my_row(match: Match, token_hash: str, moment: datetime) -> dict[str, Any]:
     }
 
 
+# ------------------------------------------------------------ the move path
+#
+# A move is the hot path of the site: it runs as Core statements on one connection, with
+# no ORM objects, and its answer is built from the locked row (nothing is read twice).
+
+MATCHES = Match.__table__
+SEATS = Seat.__table__
+MOVES = MoveRecord.__table__
+
+#: The match row (every column, so that new ones come along) and its seats, locked.
+LOCK_FOR_MOVE = (
+    select(
+        MATCHES,
+        SEATS.c.id.label("seat_id"),
+        SEATS.c.side.label("seat_side"),
+        SEATS.c.name.label("seat_name"),
+        SEATS.c.token_hash.label("seat_token_hash"),
+        SEATS.c.ai_level.label("seat_ai_level"),
+    )
+    .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
+    .where(MATCHES.c.id == bindparam("lock_id"))
+    .with_for_update(of=MATCHES)
+)
+INSERT_MOVE = MOVES.insert()
+READ_FOR_LEGAL = select(MATCHES.c.game, MATCHES.c.status, MATCHES.c.position, MATCHES.c.ply).where(
+    MATCHES.c.id == bindparam("match_id")
+)
+READ_VERSION = select(MATCHES.c.version, MATCHES.c.ply, MATCHES.c.status).where(
+    MATCHES.c.id == bindparam("match_id")
+)
+#: One row per seat, or a single row of NULLs for a match without seats; none: no match.
+READ_SEATS = (
+    select(SEATS.c.token_hash)
+    .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
+    .where(MATCHES.c.id == bindparam("match_id"))
+)
+#: Sets the columns named in its parameters.
+UPDATE_MATCH = MATCHES.update().where(MATCHES.c.id == bindparam("match_key"))
+COUNT_REPEATS = (
+    select(func.count())
+    .select_from(MOVES)
+    .where(MOVES.c.match_id == bindparam("match_id"), MOVES.c.repetition == bindparam("code"))
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    id: int
+    side: str
+    name: str
+    token_hash: str | None
+    ai_level: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Locked:
+    """What a move's transaction read, under the lock: the match row and its seats."""
+
+    match: Row[Any]
+    #: ordered by side, as ``Match.seats`` is
+    seats: tuple[SeatRow, ...]
+
+    def seat_of(self, token_hash: str | None) -> SeatRow | None:
+        found = None
+        for seat in self.seats:  # every seat compared, in constant time
+            if same(seat.token_hash, token_hash):
+                found = seat
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """An accepted move: the match as the JSON API shows it right after the move."""
+
+    state: dict[str, Any]
+    version: int
+    computer_to_move: bool
+
+
+def with_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
+    """The columns of the match row that every accepted move changes, besides the position,
+    the ply, the version, the turn and the result, which ``MatchService._play`` sets.
+
+    ``row`` is the match row as locked (every column), ``moment`` the time of the move,
+    ``next_side`` the side to move after it (``None`` if the move ended the game).
+    This is the one place for what else must change with a move (the clocks): the values
+    returned here are written in the same UPDATE and show in the answer.
+    """
+    return {"draw_offer": None, "takeback_offer": None, **clock_after_move(row, moment, mover, next_side)}
+
+
+def clock_after_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
+    """The clock columns after ``mover``'s move at ``moment``: the time used subtracted,
+    the increment added, the next turn started. ``TimeUp`` if the move came too late
+    (the caller rolls back and finishes the match by its deadline). Untimed: nothing."""
+    control = timing.loads(row.time_control)
+    if control is None or row.clocks is None or row.clock_since is None:
+        return {}
+    clock = timing.Clock(json.loads(row.clocks), mover, aware(row.clock_since), row.ply)
+    try:
+        after = timing.after_move(control, clock, next_side, moment)
+    except timing.Flagged:
+        raise TimeUp(row.id) from None
+    return {
+        "clocks": json.dumps(after.left_ms, sort_keys=True),
+        "clock_since": after.since,
+        "deadline": timing.deadline(control, after),
+    }
+
+
+def think_ms(turn_started_at: datetime | None, moment: datetime) -> int | None:
+    """Milliseconds from the turn's start to ``moment`` (None: no turn was running)."""
+    if turn_started_at is None:
+        return None
+    if turn_started_at.tzinfo is None:  # SQLite hands back naive datetimes
+        turn_started_at = turn_started_at.replace(tzinfo=UTC)
+    return max(0, int((moment - turn_started_at).total_seconds() * 1000))
+
+
+def answer(
+    values: dict[str, Any], to_move: str, seats: tuple[SeatRow, ...], moment: datetime
+) -> dict[str, Any]:
+    """``state_of`` for a match known as column values (the move path has no ORM object);
+    its clocks as at ``moment``, the move's, when the next turn has only just begun."""
+    result = None
+    if values["status"] == "finished":
+        result = {"winner": values["winner"], "reason": values["reason"]}
+    notations = values["notations"]
+    return {
+        "id": values["id"],
+        "game": values["game"],
+        "status": values["status"],
+        "position": values["position"],
+        "ply": values["ply"],
+        "to_move": to_move,
+        "result": result,
+        "moves": notations.split("\n") if notations else [],
+        "players": [{"side": s.side, "name": s.name, "computer": s.ai_level is not None} for s in seats],
+        "version": values["version"],
+        "draw_offer": values["draw_offer"],
+        "takeback_offer": values["takeback_offer"],
+        "rematch_id": values["rematch_id"],
+        # Nobody can be away from a turn that began at this moment: no seat times needed.
+        **clock_state(SimpleNamespace(**values, seats=seats), to_move, moment, away=False),  # type: ignore[arg-type]
+    }
+
+
+def require_playing(status: str) -> None:
+    if status == "finished":
+        raise Conflict(N_("the match is over"))
+    if status == "waiting":
+        raise Conflict(N_("the match is waiting for an opponent"))
+
+
 @dataclass
 class Change:
     """What a service did: the match after it, and the seat it concerns (if any)."""
@@ -301,6 +457,10 @@ class MatchService:
         #: Pokes this process's computer worker after a change that gives it the move.
         self.wake_computer = wake_computer
         self.finish_hooks: list[FinishHook] = []
+        engine = sessions.kw.get("bind")
+        assert isinstance(engine, Engine), "the sessionmaker must be bound to an engine"
+        #: The move path works on plain connections of the sessions' engine.
+        self.engine = engine
 
     # ------------------------------------------------------------- reading
 
@@ -331,13 +491,34 @@ class MatchService:
 
     def version_of(self, match_id: str) -> tuple[int, int, str]:
         """(version, ply, status): all an event stream needs, in one cheap read."""
-        with self.sessions() as db:
-            row = db.execute(
-                select(Match.version, Match.ply, Match.status).where(Match.id == match_id)
-            ).first()
-            if row is None:
-                raise NotFound(f"there is no match {match_id!r}")
-            return row.version, row.ply, row.status
+        with self.engine.connect().execution_options(**READ_ONLY) as conn:
+            row = conn.execute(READ_VERSION, {"match_id": match_id}).first()
+        if row is None:
+            raise NotFound(f"there is no match {match_id!r}")
+        return row.version, row.ply, row.status
+
+    def legal(self, match_id: str) -> dict[str, Any]:
+        """``{"ply", "moves"}``: the legal moves in notation (none unless playing), one row read."""
+        with self.engine.connect().execution_options(**READ_ONLY) as conn:
+            row = conn.execute(READ_FOR_LEGAL, {"match_id": match_id}).first()
+        if row is None:
+            raise NotFound(f"there is no match {match_id!r}")
+        if row.status != "playing":
+            return {"ply": row.ply, "moves": []}
+        game = games.get(row.game)
+        return {"ply": row.ply, "moves": game.move_texts(game.parse_position(row.position))}
+
+    def is_seated(self, match_id: str, token_hash: str | None) -> bool:
+        """Whether the browser holding ``token_hash`` has a seat in the match (404 if no match)."""
+        with self.engine.connect().execution_options(**READ_ONLY) as conn:
+            rows = conn.execute(READ_SEATS, {"match_id": match_id}).all()
+        if not rows:
+            raise NotFound(f"there is no match {match_id!r}")
+        seated = False
+        for row in rows:  # every seat compared, in constant time
+            if row.token_hash is not None and same(row.token_hash, token_hash):
+                seated = True
+        return seated
 
     def lobby(self, limit: int = 20) -> dict[str, list[Match]]:
         with self.sessions() as db:
@@ -489,36 +670,54 @@ class MatchService:
 
     # -------------------------------------------------------------- playing
 
-    def move(self, match_id: str, token_hash: str | None, text: str, ply: int) -> Change:
-        with self._judging_time(match_id), self.sessions.begin() as db:
-            match = self._lock(db, match_id)
-            seat = self._seat(match, token_hash)
-            self._play(db, match, seat, text, ply)
-            version, computer = match.version, match.ai_turn_at is not None
-        self._after(match_id, version, computer)
-        return Change(self.get(match_id), seat)
+    def move(self, match_id: str, token_hash: str | None, text: str, ply: int) -> Played:
+        """Play ``text`` for the browser holding ``token_hash``, if the match is at ``ply``."""
+        with self._judging_time(match_id), self.engine.begin() as conn:
+            locked = self._lock_row(conn, match_id)
+            seat = locked.seat_of(token_hash)
+            if seat is None:
+                raise Forbidden(N_("you have no seat in this match"))
+            played = self._play(conn, locked, seat, text, ply)
+        self._after(match_id, played.version, played.computer_to_move)
+        return played
 
-    def computer_move(self, match_id: str, text: str, ply: int) -> Match:
+    def computer_move(self, match_id: str, text: str, ply: int) -> Played:
         """Play the computer's reply, if it is still the computer's turn at ``ply``."""
-        with self._judging_time(match_id), self.sessions.begin() as db:
-            match = self._lock(db, match_id)
-            self._require_playing(match)
-            game = engine_for(match)
-            seat = computer_seat(match, game.to_move(game.parse_position(match.position)))
+        with self._judging_time(match_id), self.engine.begin() as conn:
+            locked = self._lock_row(conn, match_id)
+            require_playing(locked.match.status)
+            game = games.get(locked.match.game)
+            side = game.to_move(game.parse_position(locked.match.position))
+            seat = next((s for s in locked.seats if s.side == side and s.ai_level is not None), None)
             if seat is None:
                 raise Conflict("it is not the computer's turn")
-            self._play(db, match, seat, text, ply)
-            version, computer = match.version, match.ai_turn_at is not None
-        self._after(match_id, version, computer)
-        return self.get(match_id)
+            played = self._play(conn, locked, seat, text, ply)
+        self._after(match_id, played.version, played.computer_to_move)
+        return played
 
-    def _play(self, db: Session, match: Match, seat: Seat, text: str, ply: int) -> None:
-        """Check and record one move; raises and changes nothing when it is refused."""
-        self._require_playing(match)
-        if ply != match.ply:
-            raise Conflict(f"the match has moved on: it is at ply {match.ply}, not {ply}")
-        game = engine_for(match)
-        position = game.parse_position(match.position)
+    def _lock_row(self, conn: Connection, match_id: str) -> Locked:
+        rows = conn.execute(LOCK_FOR_MOVE, {"lock_id": match_id}).all()
+        if not rows:
+            raise NotFound(f"there is no match {match_id!r}")
+        seats = tuple(
+            SeatRow(r.seat_id, r.seat_side, r.seat_name, r.seat_token_hash, r.seat_ai_level)
+            for r in rows
+            if r.seat_id is not None
+        )
+        return Locked(rows[0], tuple(sorted(seats, key=lambda seat: seat.side)))
+
+    def _play(self, conn: Connection, locked: Locked, seat: SeatRow, text: str, ply: int) -> Played:
+        """Check and record one move; raises and changes nothing when it is refused.
+
+        A bounded amount of work whatever the ply: the locked row, one count of equal
+        positions (games with a repetition rule), one insert, one update.
+        """
+        row = locked.match
+        require_playing(row.status)
+        if ply != row.ply:
+            raise Conflict(f"the match has moved on: it is at ply {row.ply}, not {ply}")
+        game = games.get(row.game)
+        position = game.parse_position(row.position)
         if game.to_move(position) != seat.side:
             raise Conflict(N_("it is not your turn"))
         if not isinstance(text, str) or len(text) > 200:
@@ -529,7 +728,77 @@ class MatchService:
             raise Invalid(f"malformed move: {exc}") from None
         except IllegalMove as exc:
             raise Invalid(f"illegal move: {exc}") from None
-        self._record(db, match, game, seat.side, game.format_move(move), game.apply(position, move))
+        notation = game.format_move(move)
+        after = game.apply(position, move)
+        after_text = game.format_position(after)
+        moment = self.clock()
+        code = game.repetition_code(after)
+        outcome = game.outcome(after)
+        if outcome is None and code is not None and self._repeats(conn, row, game, code) >= 3:
+            outcome = Outcome(None, "repetition")
+        to_move = game.to_move(after)
+        changes = with_move(row, moment, seat.side, to_move if outcome is None else None)
+        changes.update(
+            position=after_text,
+            ply=row.ply + 1,
+            version=row.version + 1,
+            notations=f"{row.notations}\n{notation}" if row.notations else notation,
+            updated_at=moment,
+            ai_turn_at=None,
+            ai_claimed_until=None,
+        )
+        if outcome is None:
+            changes["turn_started_at"] = moment
+            if any(s.side == to_move and s.ai_level is not None for s in locked.seats):
+                changes["ai_turn_at"] = moment
+        else:
+            changes.update(
+                status="finished",
+                winner=outcome.winner,
+                reason=outcome.reason,
+                finished_at=moment,
+                draw_offer=None,
+                takeback_offer=None,
+                turn_started_at=None,
+            )
+        conn.execute(
+            INSERT_MOVE,
+            {
+                "match_id": row.id,
+                "ply": row.ply + 1,
+                "side": seat.side,
+                "notation": notation,
+                "position_after": after_text,
+                "think_ms": think_ms(row.turn_started_at, moment),
+                "created_at": moment,
+                "repetition": code,
+                "clocks_after": changes.get("clocks"),
+            },
+        )
+        conn.execute(UPDATE_MATCH, {"match_key": row.id, **changes})
+        if outcome is not None and self.finish_hooks:
+            with self.sessions(bind=conn) as db:
+                match = db.get(Match, row.id)
+                assert match is not None
+                for hook in self.finish_hooks:
+                    hook(db, match)
+                db.flush()
+        values = {**row._mapping, **changes}
+        return Played(
+            state=answer(values, to_move, locked.seats, moment),
+            version=changes["version"],
+            computer_to_move=changes["ai_turn_at"] is not None,
+        )
+
+    def _repeats(self, conn: Connection, row: Row[Any], game: Game, code: str) -> int:  # type: ignore[type-arg]
+        """How often the position with ``code`` has occurred, counting the one just reached.
+
+        The start position, every stored move's position with that code (an indexed
+        count), and the new one: what ``Game.outcome_after`` counts over the whole history.
+        """
+        start = game.repetition_code(game.parse_position(row.initial_position)) == code
+        earlier = conn.execute(COUNT_REPEATS, {"match_id": row.id, "code": code}).scalar_one()
+        return int(start) + earlier + 1
 
     def _after(self, match_id: str, version: int, computer_to_move: bool, publish: bool = True) -> None:
         """After a commit: tell every subscriber, and the computer if it is to move."""
@@ -537,68 +806,6 @@ class MatchService:
             self.publish(match_id, version)
         if computer_to_move:
             self.wake_computer()
-
-    def _record(
-        self,
-        db: Session,
-        match: Match,
-        game: Game,  # type: ignore[type-arg]
-        side: str,
-        notation: str,
-        after: Any,
-    ) -> None:
-        moment = self.clock()
-        clocks_after = self._charge_clock(match, game, side, after, moment)
-        think_ms = None
-        if match.turn_started_at is not None:
-            started = match.turn_started_at
-            if started.tzinfo is None:  # SQLite hands back naive datetimes
-                started = started.replace(tzinfo=UTC)
-            think_ms = max(0, int((moment - started).total_seconds() * 1000))
-        match.ply += 1
-        match.position = game.format_position(after)
-        match.moves.append(
-            MoveRecord(
-                ply=match.ply,
-                side=side,
-                notation=notation,
-                position_after=match.position,
-                think_ms=think_ms,
-                clocks_after=clocks_after,
-                created_at=moment,
-            )
-        )
-        match.draw_offer = None
-        match.takeback_offer = None
-        match.ai_turn_at = None
-        match.ai_claimed_until = None
-        outcome = game.outcome_after(history(match))
-        if outcome is not None:
-            self._finish(db, match, outcome.winner, outcome.reason)
-        self._touch(match, turn_changed=True)
-
-    def _charge_clock(
-        self,
-        match: Match,
-        game: Game,  # type: ignore[type-arg]
-        side: str,
-        after: Any,
-        moment: datetime,
-    ) -> str | None:
-        """The clock's part of a move, in the move's transaction: the mover's time used and
-        increment, the opponent's turn started; ``TimeUp`` if the move came too late.
-        Returns the clocks after the move as stored on its record (``None`` untimed)."""
-        control = time_control_of(match)
-        clock = clock_of(match, side)
-        if control is None or clock is None:
-            return None
-        try:
-            # If this move ends the game, finishing stops the clock at this same moment.
-            clock = timing.after_move(control, clock, game.to_move(after), moment)
-        except timing.Flagged:
-            raise TimeUp(match.id) from None
-        store_clock(match, control, clock)
-        return match.clocks
 
     @contextmanager
     def _judging_time(self, match_id: str) -> Iterator[None]:
@@ -751,6 +958,7 @@ class MatchService:
         db.delete(last)
         match.ply -= 1
         match.position = match.moves[-1].position_after if match.moves else match.initial_position
+        match.notations = "\n".join(m.notation for m in match.moves)
         match.draw_offer = None
         self._restore_clock(match, last.side)
 
@@ -832,10 +1040,7 @@ class MatchService:
         return seat
 
     def _require_playing(self, match: Match) -> None:
-        if match.status == "finished":
-            raise Conflict(N_("the match is over"))
-        if match.status == "waiting":
-            raise Conflict(N_("the match is waiting for an opponent"))
+        require_playing(match.status)
 
     def _finish(self, db: Session, match: Match, winner: str | None, reason: str) -> None:
         control, clock = time_control_of(match), clock_of(match)
@@ -864,4 +1069,4 @@ def computer_name(level: int) -> str:
     return f"Computer {level}"
 
 
-__all__ = ["Change", "GameError", "MatchService", "state_of"]
+__all__ = ["Change", "GameError", "MatchService", "Played", "state_of"]

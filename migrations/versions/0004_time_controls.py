@@ -1,7 +1,7 @@
 """time controls: clocks, deadlines, seats' last sign of life
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003 (chained after issue-16's 0003, merged into this branch)
 Create Date: 2026-12-01 09:30:00
 
 """
@@ -13,7 +13,7 @@ from alembic import op
 
 # revision identifiers, used by Alembic.
 revision: str = "0004"
-down_revision: str | Sequence[str] | None = "0002"
+down_revision: str | Sequence[str] | None = "0003"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

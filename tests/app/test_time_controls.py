@@ -71,7 +71,7 @@ def state(world: World, match_id: str) -> dict:
 
 def move(world: World, match_id: str, who: str, text: str) -> dict:
     ply = world.svc.get(match_id).ply
-    return state_of(world.svc.move(match_id, who, text, ply).match, world.clock())
+    return world.svc.move(match_id, who, text, ply).state
 
 
 def past_grace(world: World, match_id: str) -> None:
