@@ -23,6 +23,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db import READ_ONLY
 from app.models import Match
 from app.services.matches import MatchService, aware, now
 
@@ -86,8 +87,9 @@ class DeadlineWorker:
         """Finish the due matches this process can lock now. Returns how many it finished
         and the earliest deadline it saw (``None``: no timed match is running)."""
         moment = self.clock()
-        with self.sessions() as db:  # the cheap look first; most sweeps end here
-            earliest = db.scalar(select(func.min(Match.deadline)))
+        # The cheap look first, without the writer lock on SQLite; most sweeps end here.
+        with self.matches.engine.connect().execution_options(**READ_ONLY) as conn:
+            earliest = conn.execute(select(func.min(Match.deadline))).scalar()
         if earliest is None or aware(earliest) > moment:
             return 0, aware(earliest) if earliest is not None else None
         done: list[tuple[str, int]] = []
