@@ -15,6 +15,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
 from app.db import make_engine, make_sessionmaker
+from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.routes import api, events, ladder, pages
@@ -34,9 +35,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with listening(app.state.broker):
             await app.state.computer.start()
+            await app.state.deadlines.start()
             try:
                 yield
             finally:
+                await app.state.deadlines.stop()
                 await app.state.computer.stop()
         app.state.engine.dispose()
 
@@ -54,7 +57,15 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.engine = engine
     app.state.sessions = sessions
     app.state.broker = broker
-    matches = MatchService(sessions, broker.publish, clock=clock or now)
+    deadlines: DeadlineWorker | None = None
+
+    def publish(match_id: str, version: int) -> None:
+        broker.publish(match_id, version)
+        if deadlines is not None:
+            deadlines.wake()  # the change may have set a deadline sooner than it knows
+
+    matches = MatchService(sessions, publish, clock=clock or now)
+    deadlines = DeadlineWorker(sessions, matches, clock=clock or now)
     computer = ComputerWorker(
         sessions,
         matches,
@@ -65,6 +76,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     matches.wake_computer = computer.wake
     app.state.matches = matches
     app.state.computer = computer
+    app.state.deadlines = deadlines
     app.state.ladder = LadderService(sessions, matches)
 
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")

@@ -60,6 +60,15 @@ class Match(Base):
     ladder_run_id: Mapped[str | None] = mapped_column(
         ForeignKey("ladder_runs.id", ondelete="SET NULL"), index=True
     )
+    #: The time control as JSON (app/services/clocks.py), null for an untimed match.
+    time_control: Mapped[str | None] = mapped_column(Text)
+    #: JSON {side: milliseconds left when the current turn began}; null when untimed.
+    clocks: Mapped[str | None] = mapped_column(Text)
+    #: When the side to move's turn (its clock, or its grace period) began.
+    clock_since: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: When the side to move runs out, or a match nobody joined expires: the deadline
+    #: worker's queue (any process finishes a match whose deadline has passed).
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.side", cascade="all, delete-orphan"
@@ -82,6 +91,8 @@ class Seat(Base):
     #: The computer's level when this seat is played by the computer.
     ai_level: Mapped[int | None] = mapped_column(Integer)
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    #: Refreshed while this seat's browser holds an event stream open (abandonment claims).
+    last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     match: Mapped[Match] = relationship(back_populates="seats")
 
@@ -102,6 +113,8 @@ class MoveRecord(Base):
     notation: Mapped[str] = mapped_column(String(128))
     position_after: Mapped[str] = mapped_column(Text)
     think_ms: Mapped[int | None] = mapped_column(Integer)
+    #: JSON {side: milliseconds left} right after this move (a takeback restores it).
+    clocks_after: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     #: ``Game.repetition_code`` of the position after the move; None where no repetition rule.
     repetition: Mapped[str | None] = mapped_column(Text)

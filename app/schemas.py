@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
+from app.services import clocks
 from app.services.names import clean_name
 
 
@@ -15,6 +16,24 @@ class Strict(BaseModel):
 
 class Opponent(Strict):
     level: int = Field(ge=1, le=18)
+
+
+class RealtimeControl(Strict):
+    """Fischer clock: an initial allowance, and an increment added after every move."""
+
+    kind: Literal["realtime"]
+    initial_seconds: int = Field(ge=clocks.MIN_INITIAL_SECONDS, le=clocks.MAX_INITIAL_SECONDS)
+    increment_seconds: int = Field(default=0, ge=0, le=clocks.MAX_INCREMENT_SECONDS)
+
+
+class CorrespondenceControl(Strict):
+    """Days per move; the allowance is restored after each move."""
+
+    kind: Literal["correspondence"]
+    days: Literal[1, 2, 3, 5, 7, 14]
+
+
+TimeControlBody = Annotated[RealtimeControl | CorrespondenceControl, Field(discriminator="kind")]
 
 
 class MatchCreate(Strict):
@@ -35,6 +54,8 @@ class MatchCreate(Strict):
         ),
         examples=[{"line": True, "quiet": 300}],
     )
+    #: null (or absent): untimed, as before time controls existed.
+    time_control: TimeControlBody | None = None
 
     @field_validator("name")
     @classmethod
@@ -58,6 +79,10 @@ class MoveCreate(Strict):
 
 class OfferAction(Strict):
     action: Literal["offer", "accept", "decline"]
+
+
+class ClaimAction(Strict):
+    claim: Literal["win", "draw"]
 
 
 class MatchCreated(BaseModel):
@@ -95,6 +120,39 @@ class MatchPublic(BaseModel):
     draw_offer: str | None = None
     takeback_offer: str | None = None
     rematch_id: str | None = None
+    #: As given at creation; null when untimed.
+    time_control: RealtimeControl | CorrespondenceControl | None = None
+    #: Milliseconds each side has left, measured at ``clocks_at``; null when untimed.
+    clocks: dict[str, int] | None = None
+    #: The side whose clock is counting down (null in a grace period, or when stopped).
+    clock_running: str | None = None
+    #: When the server measured ``clocks`` (ISO 8601).
+    clocks_at: str | None = None
+    #: When the side to move runs out (of its grace period, during one), or null.
+    deadline: str | None = None
+    #: The side to move is making its first move: its clock does not run yet.
+    grace: bool = False
+    #: Before both sides have moved the match can be aborted without a result.
+    abortable: bool = False
+    #: The side to move of a real-time match that has been away for a minute (claimable).
+    away: str | None = None
+
+
+class MyMatch(BaseModel):
+    id: str
+    game: str
+    status: Literal["waiting", "playing", "finished"]
+    side: str
+    opponent: str | None
+    your_move: bool
+    deadline: str | None
+    time_control: RealtimeControl | CorrespondenceControl | None = None
+    result: Result | None
+    updated_at: str
+
+
+class MyMatches(BaseModel):
+    matches: list[MyMatch]
 
 
 class LegalMoves(BaseModel):

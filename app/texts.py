@@ -24,6 +24,10 @@ REASONS = {
     "last-buoy": N_("only one buoy is left"),
     "resignation": N_("resignation"),
     "agreement": N_("draw agreed"),
+    "timeout": N_("the time ran out"),
+    "aborted": N_("aborted before both sides had moved"),
+    "expired": N_("nobody joined in time"),
+    "abandonment": N_("claimed after the opponent left the game"),
 }
 
 QUIET_REASONS = {

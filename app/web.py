@@ -10,6 +10,7 @@ from fastapi.templating import Jinja2Templates
 import games
 from app import i18n, texts
 from app.config import ROOT, Settings
+from app.services import clocks
 from app.services.tokens import PLAYER_COOKIE, new_token, token_hash
 
 COOKIE_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
@@ -63,6 +64,10 @@ templates.env.globals["LANGUAGES"] = i18n.LANGUAGES
 templates.env.globals["side_label"] = texts.side_label
 templates.env.globals["reason_text"] = texts.reason_text
 templates.env.filters["title_of"] = lambda name: games.get(name).title
+templates.env.globals["time_control_of"] = clocks.loads
+templates.env.globals["clock_text"] = clocks.clock_text
+templates.env.globals["LOW_TIME_MS"] = clocks.LOW_TIME_MS
+templates.env.globals["ms_between"] = clocks.ms_between
 
 
 def page_context(request: Request, **extra: Any) -> dict[str, Any]:
@@ -74,6 +79,8 @@ def page_context(request: Request, **extra: Any) -> dict[str, Any]:
         "_": translation.gettext,
         "ngettext": translation.ngettext,
         "my_name": remembered_name(request),
+        # Called by the header only, so partials cost no query.
+        "my_move_count": lambda: request.app.state.matches.my_move_count(viewer_hash(request)),
     }
     context.update(extra)
     return context

@@ -6,7 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Request, Response
 
+from app.models import Match
 from app.schemas import (
+    ClaimAction,
     ErrorDetail,
     LegalMoves,
     MatchCreate,
@@ -14,6 +16,7 @@ from app.schemas import (
     MatchJoin,
     MatchPublic,
     MoveCreate,
+    MyMatches,
     OfferAction,
     SeatTaken,
 )
@@ -42,6 +45,11 @@ def service(request: Request) -> MatchService:
     return request.app.state.matches
 
 
+def state(request: Request, match: Match) -> dict[str, Any]:
+    """The match state, its clocks measured by the server's clock now."""
+    return state_of(match, service(request).clock())
+
+
 @router.post("/matches", status_code=201, response_model=MatchCreated)
 def create_match(body: MatchCreate, request: Request, response: Response) -> dict[str, Any]:
     level = None
@@ -49,8 +57,16 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         level = body.opponent.level
         check_level(body.game, level)
     owner = ensure_player(request, response)
+    control = body.time_control.model_dump() if body.time_control is not None else None
     change = service(request).create(
-        body.game, body.name, body.side, owner, public=body.public, options=body.options, computer_level=level
+        body.game,
+        body.name,
+        body.side,
+        owner,
+        public=body.public,
+        options=body.options,
+        computer_level=level,
+        time_control=control,
     )
     assert change.seat is not None
     return {
@@ -69,7 +85,7 @@ def join_match(match_id: str, body: MatchJoin, request: Request, response: Respo
 
 @router.get("/matches/{match_id}", response_model=MatchPublic)
 def get_match(match_id: str, request: Request) -> dict[str, Any]:
-    return state_of(service(request).get(match_id))
+    return state(request, service(request).get(match_id))
 
 
 @router.get("/matches/{match_id}/legal", response_model=LegalMoves)
@@ -84,20 +100,39 @@ def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, An
 
 @router.post("/matches/{match_id}/resign", response_model=MatchPublic)
 def resign(match_id: str, request: Request) -> dict[str, Any]:
-    return state_of(service(request).resign(match_id, viewer_hash(request)).match)
+    return state(request, service(request).resign(match_id, viewer_hash(request)).match)
 
 
 @router.post("/matches/{match_id}/draw", response_model=MatchPublic)
 def draw(match_id: str, body: OfferAction, request: Request) -> dict[str, Any]:
-    return state_of(service(request).draw(match_id, viewer_hash(request), body.action).match)
+    return state(request, service(request).draw(match_id, viewer_hash(request), body.action).match)
 
 
 @router.post("/matches/{match_id}/takeback", response_model=MatchPublic)
 def takeback(match_id: str, body: OfferAction, request: Request) -> dict[str, Any]:
-    return state_of(service(request).takeback(match_id, viewer_hash(request), body.action).match)
+    return state(request, service(request).takeback(match_id, viewer_hash(request), body.action).match)
 
 
 @router.post("/matches/{match_id}/rematch", response_model=MatchPublic)
 def rematch(match_id: str, request: Request) -> dict[str, Any]:
     """Start (or find) the rematch, sides swapped; both players are seated in it."""
-    return state_of(service(request).rematch(match_id, viewer_hash(request)).match)
+    return state(request, service(request).rematch(match_id, viewer_hash(request)).match)
+
+
+@router.post("/matches/{match_id}/abort", response_model=MatchPublic)
+def abort(match_id: str, request: Request) -> dict[str, Any]:
+    """End the match without a result; only before both sides have moved."""
+    return state(request, service(request).abort(match_id, viewer_hash(request)).match)
+
+
+@router.post("/matches/{match_id}/claim", response_model=MatchPublic)
+def claim(match_id: str, body: ClaimAction, request: Request) -> dict[str, Any]:
+    """The win or a draw against a real-time opponent away (no event stream) for 60 s."""
+    return state(request, service(request).claim(match_id, viewer_hash(request), body.claim).match)
+
+
+@router.get("/me/matches", response_model=MyMatches)
+def my_matches(request: Request) -> dict[str, Any]:
+    """Every match this browser holds a seat in: your move first, then the others being
+    played or waiting, then the finished ones (newest first)."""
+    return {"matches": service(request).mine(viewer_hash(request))}

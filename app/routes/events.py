@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Literal
 
@@ -16,6 +19,11 @@ from app.services.matches import MatchService
 from app.web import language, templates, viewer_hash
 
 router = APIRouter(tags=["events"])
+log = logging.getLogger(__name__)
+
+#: How often a player's open stream records that the player is still there (the
+#: abandonment claim needs 60 s of absence, app/services/clocks.py ABANDON_AFTER).
+SEEN_EVERY_SECONDS = 10.0
 
 
 def _event(version: int, ply: int, status: str) -> bytes:
@@ -57,7 +65,8 @@ async def match_events(
     match as HTML (the match page swaps it in), rendered once per version for all of them.
     """
     matches: MatchService = request.app.state.matches
-    spectator = not await run_in_threadpool(matches.is_seated, match_id, viewer_hash(request))
+    seat_id = await run_in_threadpool(matches.seat_id_of, match_id, viewer_hash(request))
+    spectator = seat_id is None
     push_view = spectator and view == "live"
     lang = language(request)
     try:
@@ -78,7 +87,29 @@ async def match_events(
         key = ("live", match_id, version, lang)
         return await once.get(key, lambda: spectator_view(request, match_id, lang))
 
+    last_seen = 0.0
+
+    async def still_here(force: bool = False) -> None:
+        nonlocal last_seen
+        if seat_id is None or (not force and time.monotonic() - last_seen < SEEN_EVERY_SECONDS):
+            return
+        last_seen = time.monotonic()
+        try:
+            await run_in_threadpool(matches.seen, seat_id)
+        except Exception:  # presence is a courtesy; the stream goes on without it
+            log.exception("could not record that seat %s is here", seat_id)
+
     async def stream() -> AsyncIterator[bytes]:
+        try:
+            async for chunk in events():
+                yield chunk
+                await still_here()
+        finally:
+            # The player's absence counts from when the stream ended.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(still_here(force=True))
+
+    async def events() -> AsyncIterator[bytes]:
         nonlocal seen
         async with broker.subscribe(match_id, spectator=spectator) as queue:
             yield f"retry: {settings.sse_retry_ms}\n\n".encode()

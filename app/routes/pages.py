@@ -13,9 +13,10 @@ import games
 from app import boards, i18n
 from app.config import ROOT
 from app.models import Match
+from app.services import clocks as timing
 from app.services.clicks import follow
 from app.services.errors import Invalid, NotFound, ServiceError
-from app.services.matches import MatchService, history, seat_of
+from app.services.matches import MatchService, clock_state, history, seat_of
 from app.services.tokens import continue_code
 from app.texts import N_
 from app.web import (
@@ -100,6 +101,42 @@ def computer_level(game: str, choice: str) -> int | None:
     return table[choice]
 
 
+#: The last time control chosen on the new-match form ("rt:300:3", "cd:3", "rt:custom:…").
+TIME_CONTROL_COOKIE = "tablero_tc"
+
+
+def form_time_control(choice: str, initial_minutes: str, increment_seconds: str) -> dict[str, Any] | None:
+    """The new-match form's time control, in the JSON API's form ("" is untimed)."""
+    kind, _, rest = choice.partition(":")
+    try:
+        if kind == "rt" and rest == "custom":
+            seconds = round(float(initial_minutes.replace(",", ".")) * 60)
+            return {
+                "kind": "realtime",
+                "initial_seconds": seconds,
+                "increment_seconds": int(increment_seconds),
+            }
+        if kind == "rt":
+            initial, increment = rest.split(":")
+            return {"kind": "realtime", "initial_seconds": int(initial), "increment_seconds": int(increment)}
+        if kind == "cd":
+            return {"kind": "correspondence", "days": int(rest)}
+    except ValueError:
+        raise Invalid(N_("choose a time control from the list, or a custom time in minutes")) from None
+    return None
+
+
+def remembered_time_control(request: Request) -> dict[str, str]:
+    """The form's last choice, for the form to come back with it selected."""
+    parts = (request.cookies.get(TIME_CONTROL_COOKIE) or "").split("|")
+    choice = parts[0] if parts else ""
+    return {
+        "choice": choice[:20],
+        "initial_minutes": parts[1][:8] if len(parts) > 1 else "15",
+        "increment_seconds": parts[2][:4] if len(parts) > 2 else "10",
+    }
+
+
 @router.get("/", response_class=HTMLResponse)
 def lobby(request: Request) -> Response:
     lists = service(request).lobby()
@@ -111,8 +148,18 @@ def lobby(request: Request) -> Response:
         mine=viewer_hash(request),
         computer_levels=list(COMPUTER_CHOICES.items()),
         bilsang_rules=[(key, label) for key, (label, _options) in BILSANG_RULES.items()],
+        realtime_presets=timing.REALTIME_PRESETS,
+        correspondence_days=timing.CORRESPONDENCE_DAYS,
+        last_time_control=remembered_time_control(request),
     )
     return templates.TemplateResponse(request, "lobby.html", context)
+
+
+@router.get("/games", response_class=HTMLResponse)
+def my_games(request: Request) -> Response:
+    """Every match this browser holds a seat in, its move first."""
+    rows = service(request).mine(viewer_hash(request))
+    return templates.TemplateResponse(request, "games.html", page_context(request, rows=rows))
 
 
 @router.get("/rules/{game_name}", response_class=HTMLResponse)
@@ -148,16 +195,27 @@ def create_match(
     public: Annotated[bool, Form()] = False,
     opponent: Annotated[str, Form()] = "",
     rules: Annotated[str, Form()] = "line",
+    time_control: Annotated[str, Form(max_length=20)] = "",
+    initial_minutes: Annotated[str, Form(max_length=8)] = "15",
+    increment_seconds: Annotated[str, Form(max_length=4)] = "10",
 ) -> Response:
     response = RedirectResponse("/", status_code=303)
     level = computer_level(game, opponent)
     options = rule_options(game, rules)
+    control = form_time_control(time_control, initial_minutes, increment_seconds)
     owner = ensure_player(request, response)
     change = service(request).create(
-        game, name, side, owner, public=public, options=options, computer_level=level
+        game, name, side, owner, public=public, options=options, computer_level=level, time_control=control
     )
     response.headers["location"] = f"/matches/{change.match.id}"
     remember_name(response, name)
+    response.set_cookie(
+        TIME_CONTROL_COOKIE,
+        "|".join((time_control, initial_minutes, increment_seconds)),
+        max_age=400 * 24 * 3600,
+        samesite="lax",
+        httponly=True,
+    )
     return response
 
 
@@ -207,6 +265,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         position_text=game.format_position(state),
     )
     names = {s.side: s.name for s in match.seats}
+    extra.setdefault("timing", clock_state(match, game.to_move(positions[-1]), service(request).clock()))
     if match.ladder_run_id is not None:
         extra["run"] = request.app.state.ladder.get(match.ladder_run_id)
         extra["clock"] = think_clock(match, request.app.state.matches.clock())
@@ -256,6 +315,14 @@ def think_clock(match: Match, moment: datetime) -> dict[str, Any]:
 def match_page(request: Request, match_id: str, at: int | None = None) -> Response:
     match = service(request).get(match_id)
     return templates.TemplateResponse(request, "match.html", match_context(request, match, at=at))
+
+
+@router.get("/matches/{match_id}/claims", response_class=HTMLResponse)
+def match_claims(request: Request, match_id: str) -> Response:
+    """The abandonment claim, polled: an opponent's absence changes no version, so the
+    live partial's refresh would not show it."""
+    match = service(request).get(match_id)
+    return templates.TemplateResponse(request, "partials/claims.html", match_context(request, match))
 
 
 @router.get("/matches/{match_id}/live", response_class=HTMLResponse)
@@ -308,6 +375,9 @@ ACTIONS = {
     "takeback-offer": lambda svc, mid, who: svc.takeback(mid, who, "offer"),
     "takeback-accept": lambda svc, mid, who: svc.takeback(mid, who, "accept"),
     "takeback-decline": lambda svc, mid, who: svc.takeback(mid, who, "decline"),
+    "abort": lambda svc, mid, who: svc.abort(mid, who),
+    "claim-win": lambda svc, mid, who: svc.claim(mid, who, "win"),
+    "claim-draw": lambda svc, mid, who: svc.claim(mid, who, "draw"),
 }
 
 

@@ -10,17 +10,20 @@ from __future__ import annotations
 import json
 import random
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
-from sqlalchemy import Connection, Engine, Row, bindparam, func, select
+from sqlalchemy import Connection, Engine, Row, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
 from app.db import READ_ONLY
 from app.models import Match, MoveRecord, Seat
+from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.services.names import clean_name
 from app.services.tokens import same
@@ -29,12 +32,86 @@ from games.base import BadMove, Game, GameError, IllegalMove, Outcome, UnknownGa
 
 SIDE_CHOICES = ("first", "second", "random")
 OFFER_ACTIONS = ("offer", "accept", "decline")
+CLAIMS = ("win", "draw")
 
 Publish = Callable[[str, int], None]
 
 
 def now() -> datetime:
     return datetime.now(UTC)
+
+
+def aware(moment: datetime) -> datetime:
+    """SQLite hands back naive datetimes (stored as UTC); PostgreSQL aware ones."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+class TimeUp(Exception):
+    """Raised inside a transaction that found the match's deadline passed: the caller
+    rolls back, finishes the match by its deadline (``MatchService.expire``) and refuses."""
+
+
+def time_control_of(match: Match) -> timing.TimeControl | None:
+    return timing.loads(match.time_control)
+
+
+def clock_of(match: Match, to_move: str | None = None) -> timing.Clock | None:
+    """The stored clock of a timed match (``None`` untimed); ``to_move`` saves a parse."""
+    if match.time_control is None or match.clocks is None:
+        return None
+    running = None
+    if match.status == "playing" and match.clock_since is not None:
+        if to_move is None:
+            game = engine_for(match)
+            to_move = game.to_move(game.parse_position(match.position))
+        running = to_move
+    since = aware(match.clock_since) if match.clock_since is not None else None
+    return timing.Clock(json.loads(match.clocks), running, since, match.ply)
+
+
+def store_clock(match: Match, control: timing.TimeControl, clock: timing.Clock) -> None:
+    match.clocks = json.dumps(clock.left_ms, sort_keys=True)
+    match.clock_since = clock.since
+    match.deadline = timing.deadline(control, clock)
+
+
+def clock_state(match: Match, to_move: str, moment: datetime, away: bool = True) -> dict[str, Any]:
+    """The time-control fields of a match state, measured at ``moment``."""
+    control = time_control_of(match)
+    clock = clock_of(match, to_move)
+    fields: dict[str, Any] = {
+        "time_control": control.as_dict() if control else None,
+        "clocks": None,
+        "clock_running": None,
+        "clocks_at": None,
+        "deadline": None,
+        "grace": False,
+        "abortable": match.status == "playing" and match.ply < timing.BOTH_MOVED and not match.ladder_run_id,
+        "away": away_side(match, to_move, moment) if away else None,
+    }
+    if control is not None and clock is not None:
+        due = timing.deadline(control, clock)
+        fields.update(
+            clocks=timing.left_at(control, clock, moment),
+            clock_running=timing.running(control, clock),
+            clocks_at=moment.isoformat(),
+            deadline=due.isoformat() if due else None,
+            grace=timing.in_grace(control, clock),
+        )
+    return fields
+
+
+def away_side(match: Match, to_move: str, moment: datetime) -> str | None:
+    """The side to move of a real-time match, if it has had no open event stream for
+    ``ABANDON_AFTER`` during its turn: its opponent may claim the win or a draw."""
+    control = time_control_of(match)
+    if match.status != "playing" or control is None or not control.realtime or match.clock_since is None:
+        return None
+    seat = next((s for s in match.seats if s.side == to_move), None)
+    if seat is None or seat.ai_level is not None:
+        return None
+    last_seen = aware(seat.last_seen_at) if seat.last_seen_at is not None else None
+    return to_move if timing.away_too_long(last_seen, aware(match.clock_since), moment) else None
 
 
 def new_match_id() -> str:
@@ -68,13 +145,14 @@ def history(match: Match) -> list[Any]:
     ]
 
 
-def state_of(match: Match) -> dict[str, Any]:
-    """The match as the JSON API shows it."""
+def state_of(match: Match, moment: datetime | None = None) -> dict[str, Any]:
+    """The match as the JSON API shows it; clocks as measured at ``moment``."""
     game = engine_for(match)
     position = game.parse_position(match.position)
     result = None
     if match.status == "finished":
         result = {"winner": match.winner, "reason": match.reason}
+    to_move = game.to_move(position)
     return {
         "id": match.id,
         "game": match.game,
@@ -91,6 +169,41 @@ def state_of(match: Match) -> dict[str, Any]:
         "draw_offer": match.draw_offer,
         "takeback_offer": match.takeback_offer,
         "rematch_id": match.rematch_id,
+        **clock_state(match, to_move, moment or now()),
+    }
+
+
+def your_move(match: Match, token_hash: str) -> bool:
+    seat = seat_of(match, token_hash)
+    if seat is None or match.status != "playing":
+        return False
+    game = engine_for(match)
+    return game.to_move(game.parse_position(match.position)) == seat.side
+
+
+def my_row(match: Match, token_hash: str, moment: datetime) -> dict[str, Any]:
+    """One line of "My games" (and of ``GET /api/me/matches``)."""
+    seat = seat_of(match, token_hash)
+    assert seat is not None
+    opponent = next((s.name for s in match.seats if s.side != seat.side), None)
+    control = time_control_of(match)
+    mine = your_move(match, token_hash)
+    due = aware(match.deadline) if match.deadline is not None and match.status == "playing" else None
+    updated = aware(match.finished_at or match.updated_at)
+    return {
+        "id": match.id,
+        "game": match.game,
+        "status": match.status,
+        "side": seat.side,
+        "opponent": opponent,
+        "your_move": mine,
+        "deadline": due.isoformat() if due else None,
+        "time_control": control.as_dict() if control else None,
+        "result": {"winner": match.winner, "reason": match.reason} if match.status == "finished" else None,
+        "updated_at": updated.isoformat(),
+        "left_ms": max(0, int((due - moment).total_seconds() * 1000)) if due else None,
+        "_deadline": due,
+        "_updated": updated,
     }
 
 
@@ -126,7 +239,7 @@ READ_VERSION = select(MATCHES.c.version, MATCHES.c.ply, MATCHES.c.status).where(
 )
 #: One row per seat, or a single row of NULLs for a match without seats; none: no match.
 READ_SEATS = (
-    select(SEATS.c.token_hash)
+    select(SEATS.c.id, SEATS.c.token_hash)
     .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
     .where(MATCHES.c.id == bindparam("match_id"))
 )
@@ -173,15 +286,35 @@ class Played:
     computer_to_move: bool
 
 
-def with_move(row: Row[Any], moment: datetime) -> dict[str, Any]:
+def with_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
     """The columns of the match row that every accepted move changes, besides the position,
     the ply, the version, the turn and the result, which ``MatchService._play`` sets.
 
-    ``row`` is the match row as locked (every column), ``moment`` the time of the move.
-    This is the one place for what else must change with a move (clock accounting, say):
-    the values returned here are written in the same UPDATE and show in the answer.
+    ``row`` is the match row as locked (every column), ``moment`` the time of the move,
+    ``next_side`` the side to move after it (``None`` if the move ended the game).
+    This is the one place for what else must change with a move (the clocks): the values
+    returned here are written in the same UPDATE and show in the answer.
     """
-    return {"draw_offer": None, "takeback_offer": None}
+    return {"draw_offer": None, "takeback_offer": None, **clock_after_move(row, moment, mover, next_side)}
+
+
+def clock_after_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
+    """The clock columns after ``mover``'s move at ``moment``: the time used subtracted,
+    the increment added, the next turn started. ``TimeUp`` if the move came too late
+    (the caller rolls back and finishes the match by its deadline). Untimed: nothing."""
+    control = timing.loads(row.time_control)
+    if control is None or row.clocks is None or row.clock_since is None:
+        return {}
+    clock = timing.Clock(json.loads(row.clocks), mover, aware(row.clock_since), row.ply)
+    try:
+        after = timing.after_move(control, clock, next_side, moment)
+    except timing.Flagged:
+        raise TimeUp(row.id) from None
+    return {
+        "clocks": json.dumps(after.left_ms, sort_keys=True),
+        "clock_since": after.since,
+        "deadline": timing.deadline(control, after),
+    }
 
 
 def think_ms(turn_started_at: datetime | None, moment: datetime) -> int | None:
@@ -193,8 +326,11 @@ def think_ms(turn_started_at: datetime | None, moment: datetime) -> int | None:
     return max(0, int((moment - turn_started_at).total_seconds() * 1000))
 
 
-def answer(values: dict[str, Any], to_move: str, seats: tuple[SeatRow, ...]) -> dict[str, Any]:
-    """``state_of`` for a match known as column values (the move path has no ORM object)."""
+def answer(
+    values: dict[str, Any], to_move: str, seats: tuple[SeatRow, ...], moment: datetime
+) -> dict[str, Any]:
+    """``state_of`` for a match known as column values (the move path has no ORM object);
+    its clocks as at ``moment``, the move's, when the next turn has only just begun."""
     result = None
     if values["status"] == "finished":
         result = {"winner": values["winner"], "reason": values["reason"]}
@@ -213,6 +349,8 @@ def answer(values: dict[str, Any], to_move: str, seats: tuple[SeatRow, ...]) -> 
         "draw_offer": values["draw_offer"],
         "takeback_offer": values["takeback_offer"],
         "rematch_id": values["rematch_id"],
+        # Nobody can be away from a turn that began at this moment: no seat times needed.
+        **clock_state(SimpleNamespace(**values, seats=seats), to_move, moment, away=False),  # type: ignore[arg-type]
     }
 
 
@@ -242,6 +380,7 @@ def build_match(
     status: str,
     public: bool = False,
     started: datetime | None = None,
+    time_control: timing.TimeControl | None = None,
 ) -> Match:
     """A new match at the game's start position (not yet added to a session)."""
     start = game.format_position(game.initial(**options))
@@ -256,10 +395,33 @@ def build_match(
         ply=0,
         version=1,
         turn_started_at=started if status == "playing" else None,
+        time_control=timing.dumps(time_control),
     )
+    if started is not None:  # the service's clock, which tests may inject
+        match.created_at = match.updated_at = started
     match.seats.extend(seats)
     settle_turn(match, started)
+    settle_clock(match, started or now())
     return match
+
+
+def settle_clock(match: Match, moment: datetime) -> None:
+    """A new timed match: nobody's clock runs while it waits (it expires instead); once
+    it is being played, the first side's turn starts at ``moment``."""
+    control = time_control_of(match)
+    if control is None:
+        return
+    game = engine_for(match)
+    if match.status == "playing":
+        store_clock(
+            match,
+            control,
+            timing.start(control, game.sides, game.to_move(game.parse_position(match.position)), moment),
+        )
+    else:
+        match.clocks = json.dumps({side: control.allowance_ms for side in game.sides}, sort_keys=True)
+        expiry = timing.expiry_after(control)
+        match.deadline = moment + expiry if expiry else None
 
 
 def computer_seat(match: Match, side: str) -> Seat | None:
@@ -303,11 +465,19 @@ class MatchService:
     # ------------------------------------------------------------- reading
 
     def get(self, match_id: str) -> Match:
-        """The match with its seats and moves, read in one statement.
+        """The match with its seats and moves, read in one statement; a deadline found
+        passed is judged first (the reader never sees a clock below zero still running).
 
         One statement, because under READ COMMITTED separate reads of the match and
         its moves could straddle a commit and show ply N with N + 1 moves.
         """
+        match = self._read(match_id)
+        due = match.deadline is not None and aware(match.deadline) <= self.clock()
+        if due and self.expire(match_id):
+            match = self._read(match_id)
+        return match
+
+    def _read(self, match_id: str) -> Match:
         with self.sessions() as db:
             stmt = (
                 select(Match)
@@ -340,23 +510,31 @@ class MatchService:
 
     def is_seated(self, match_id: str, token_hash: str | None) -> bool:
         """Whether the browser holding ``token_hash`` has a seat in the match (404 if no match)."""
+        return self.seat_id_of(match_id, token_hash) is not None
+
+    def seat_id_of(self, match_id: str, token_hash: str | None) -> int | None:
+        """The id of the seat the browser holding ``token_hash`` has, if any (404 if no match)."""
         with self.engine.connect().execution_options(**READ_ONLY) as conn:
             rows = conn.execute(READ_SEATS, {"match_id": match_id}).all()
         if not rows:
             raise NotFound(f"there is no match {match_id!r}")
-        seated = False
+        found = None
         for row in rows:  # every seat compared, in constant time
             if row.token_hash is not None and same(row.token_hash, token_hash):
-                seated = True
-        return seated
+                found = row.id
+        return found
 
     def lobby(self, limit: int = 20) -> dict[str, list[Match]]:
         with self.sessions() as db:
+            moment = self.clock()
 
             def query(status: str, public_only: bool) -> list[Match]:
                 stmt = select(Match).where(Match.status == status)
                 if public_only:
-                    stmt = stmt.where(Match.public.is_(True))
+                    # A seek past its expiry leaves the lobby even before the worker ends it.
+                    stmt = stmt.where(Match.public.is_(True)).where(
+                        or_(Match.deadline.is_(None), Match.deadline > moment)
+                    )
                 stmt = stmt.order_by(Match.updated_at.desc()).limit(limit)
                 found = list(db.scalars(stmt))
                 for match in found:
@@ -369,6 +547,53 @@ class MatchService:
                 "finished": query("finished", False),
             }
 
+    def mine(self, token_hash: str | None, finished_limit: int = 50) -> list[dict[str, Any]]:
+        """The matches this browser holds a seat in: its move first (soonest deadline
+        first), then the others being played or waiting, then the finished (newest first)."""
+        if not token_hash:
+            return []
+        moment = self.clock()
+        with self.sessions() as db:
+            base = (
+                select(Match)
+                .join(Seat, Seat.match_id == Match.id)
+                .where(Seat.token_hash == token_hash)
+                .options(joinedload(Match.seats))
+            )
+            active = list(db.scalars(base.where(Match.status != "finished")).unique())
+            finished = list(
+                db.scalars(
+                    base.where(Match.status == "finished")
+                    .order_by(Match.finished_at.desc())
+                    .limit(finished_limit)
+                ).unique()
+            )
+        rows = [my_row(m, token_hash, moment) for m in active + finished]
+        far = datetime.max.replace(tzinfo=UTC)
+
+        def order(row: dict[str, Any]) -> tuple[Any, ...]:
+            if row["your_move"]:
+                return (0, row["_deadline"] or far, "")
+            if row["status"] != "finished":
+                return (1, -row["_updated"].timestamp(), "")
+            return (2, -row["_updated"].timestamp(), "")
+
+        return sorted(rows, key=order)
+
+    def my_move_count(self, token_hash: str | None) -> int:
+        """How many of this browser's matches wait for its move (the header's count)."""
+        if not token_hash:
+            return 0
+        with self.sessions() as db:
+            stmt = (
+                select(Match)
+                .join(Seat, Seat.match_id == Match.id)
+                .where(Seat.token_hash == token_hash, Match.status == "playing")
+                .options(joinedload(Match.seats))
+            )
+            found = list(db.scalars(stmt).unique())
+        return sum(1 for m in found if your_move(m, token_hash))
+
     # ------------------------------------------------------------ creating
 
     def create(
@@ -380,16 +605,23 @@ class MatchService:
         public: bool = False,
         options: dict[str, Any] | None = None,
         computer_level: int | None = None,
+        time_control: dict[str, Any] | None = None,
     ) -> Change:
         """A new match with the creator seated; against the computer it starts at once.
 
+
         ``options`` go to the engine's ``initial``; ``None`` means the game's
         ``new_match_options`` (Bilsang: ``line,quiet=300``), which are stored with
-        the match like chosen ones, so a rematch keeps them.
+        the match like chosen ones, so a rematch keeps them. ``time_control`` is the
+        JSON form of app/services/clocks.py (``None``: untimed).
         """
         try:
             game = games.get(game_name)
         except UnknownGame as exc:
+            raise Invalid(str(exc)) from None
+        try:
+            control = timing.parse(time_control)
+        except timing.TimeControlError as exc:
             raise Invalid(str(exc)) from None
         if side not in SIDE_CHOICES:
             raise Invalid(f"side must be one of {', '.join(SIDE_CHOICES)}")
@@ -414,6 +646,7 @@ class MatchService:
                 status="waiting" if computer_level is None else "playing",
                 public=public and computer_level is None,
                 started=self.clock(),
+                time_control=control,
             )
         except (TypeError, ValueError) as exc:
             raise Invalid(f"bad options for {game_name}: {exc}") from None
@@ -437,6 +670,7 @@ class MatchService:
                 seat = Seat(side=side, name=name, token_hash=token_hash)
                 match.seats.append(seat)
                 match.status = "playing"
+                settle_clock(match, self.clock())
                 self._touch(match, turn_changed=True)
                 db.flush()
                 seat_id = seat.id
@@ -450,7 +684,7 @@ class MatchService:
 
     def move(self, match_id: str, token_hash: str | None, text: str, ply: int) -> Played:
         """Play ``text`` for the browser holding ``token_hash``, if the match is at ``ply``."""
-        with self.engine.begin() as conn:
+        with self._judging_time(match_id), self.engine.begin() as conn:
             locked = self._lock_row(conn, match_id)
             seat = locked.seat_of(token_hash)
             if seat is None:
@@ -461,7 +695,7 @@ class MatchService:
 
     def computer_move(self, match_id: str, text: str, ply: int) -> Played:
         """Play the computer's reply, if it is still the computer's turn at ``ply``."""
-        with self.engine.begin() as conn:
+        with self._judging_time(match_id), self.engine.begin() as conn:
             locked = self._lock_row(conn, match_id)
             require_playing(locked.match.status)
             game = games.get(locked.match.game)
@@ -514,7 +748,8 @@ class MatchService:
         outcome = game.outcome(after)
         if outcome is None and code is not None and self._repeats(conn, row, game, code) >= 3:
             outcome = Outcome(None, "repetition")
-        changes = with_move(row, moment)
+        to_move = game.to_move(after)
+        changes = with_move(row, moment, seat.side, to_move if outcome is None else None)
         changes.update(
             position=after_text,
             ply=row.ply + 1,
@@ -524,7 +759,6 @@ class MatchService:
             ai_turn_at=None,
             ai_claimed_until=None,
         )
-        to_move = game.to_move(after)
         if outcome is None:
             changes["turn_started_at"] = moment
             if any(s.side == to_move and s.ai_level is not None for s in locked.seats):
@@ -550,6 +784,7 @@ class MatchService:
                 "think_ms": think_ms(row.turn_started_at, moment),
                 "created_at": moment,
                 "repetition": code,
+                "clocks_after": changes.get("clocks"),
             },
         )
         conn.execute(UPDATE_MATCH, {"match_key": row.id, **changes})
@@ -562,7 +797,7 @@ class MatchService:
                 db.flush()
         values = {**row._mapping, **changes}
         return Played(
-            state=answer(values, to_move, locked.seats),
+            state=answer(values, to_move, locked.seats, moment),
             version=changes["version"],
             computer_to_move=changes["ai_turn_at"] is not None,
         )
@@ -584,11 +819,103 @@ class MatchService:
         if computer_to_move:
             self.wake_computer()
 
-    def resign(self, match_id: str, token_hash: str | None) -> Change:
+    @contextmanager
+    def _judging_time(self, match_id: str) -> Iterator[None]:
+        """Around a change's transaction: if it found the deadline passed (``TimeUp``,
+        rolled back), finish the match by that deadline and refuse the change."""
+        try:
+            yield
+        except TimeUp:
+            self.expire(match_id)
+            raise Conflict(N_("the time ran out: the match is over")) from None
+
+    def expire(self, match_id: str) -> bool:
+        """Finish the match if its deadline has passed; True if this call finished it."""
         with self.sessions.begin() as db:
+            match = self._lock(db, match_id)
+            done = self.expire_locked(db, match, self.clock())
+            version = match.version
+        if done:
+            self.publish(match_id, version)
+        return done
+
+    def expire_locked(self, db: Session, match: Match, moment: datetime) -> bool:
+        """In a transaction holding the match row: end it by its passed deadline (timeout,
+        aborted before both sides moved, or expired unjoined). Re-checks everything, so
+        of several processes that saw the same deadline only the first finishes it."""
+        if match.deadline is None or aware(match.deadline) > moment:
+            return False
+        if match.status == "waiting":
+            self._finish(db, match, None, "expired")
+            self._touch(match)
+            return True
+        control = time_control_of(match)
+        clock = clock_of(match)
+        if match.status != "playing" or control is None or clock is None or clock.to_move is None:
+            match.deadline = None
+            return False
+        if not timing.expired(control, clock, moment):
+            match.deadline = timing.deadline(control, clock)
+            return False
+        reason = timing.expiry_reason(clock)
+        winner = None if reason == "aborted" else other_side(engine_for(match), clock.to_move)
+        self._finish(db, match, winner, reason)
+        self._touch(match)
+        return True
+
+    def abort(self, match_id: str, token_hash: str | None) -> Change:
+        """End a match without a result before both sides have made a move."""
+        with self._judging_time(match_id), self.sessions.begin() as db:
             match = self._lock(db, match_id)
             seat = self._seat(match, token_hash)
             self._require_playing(match)
+            self._check_time(match)
+            if match.ladder_run_id is not None:
+                raise Conflict(N_("a ladder game cannot be aborted"))
+            if match.ply >= timing.BOTH_MOVED:
+                raise Conflict(N_("both sides have moved: the match can no longer be aborted"))
+            self._finish(db, match, None, "aborted")
+            self._touch(match)
+            version = match.version
+        self.publish(match_id, version)
+        return Change(self.get(match_id), seat)
+
+    def claim(self, match_id: str, token_hash: str | None, outcome: str) -> Change:
+        """The win or a draw, claimed against a real-time opponent who has gone away."""
+        if outcome not in CLAIMS:
+            raise Invalid(f"a claim is one of {', '.join(CLAIMS)}")
+        with self._judging_time(match_id), self.sessions.begin() as db:
+            match = self._lock(db, match_id)
+            seat = self._seat(match, token_hash)
+            self._require_playing(match)
+            self._check_time(match)
+            game = engine_for(match)
+            to_move = game.to_move(game.parse_position(match.position))
+            if to_move == seat.side or away_side(match, to_move, self.clock()) != to_move:
+                raise Conflict(N_("you can claim only when your opponent has been away for a minute"))
+            self._finish(db, match, seat.side if outcome == "win" else None, "abandonment")
+            self._touch(match)
+            version = match.version
+        self.publish(match_id, version)
+        return Change(self.get(match_id), seat)
+
+    def seen(self, seat_id: int) -> None:
+        """This seat's browser holds an event stream open now (see ``away_side``)."""
+        with self.sessions.begin() as db:
+            db.execute(update(Seat).where(Seat.id == seat_id).values(last_seen_at=self.clock()))
+
+    def _check_time(self, match: Match) -> None:
+        if match.deadline is not None and aware(match.deadline) <= self.clock():
+            control, clock = time_control_of(match), clock_of(match)
+            if control is not None and clock is not None and timing.expired(control, clock, self.clock()):
+                raise TimeUp(match.id)
+
+    def resign(self, match_id: str, token_hash: str | None) -> Change:
+        with self._judging_time(match_id), self.sessions.begin() as db:
+            match = self._lock(db, match_id)
+            seat = self._seat(match, token_hash)
+            self._require_playing(match)
+            self._check_time(match)
             self._finish(db, match, other_side(engine_for(match), seat.side), "resignation")
             self._touch(match)
             version = match.version
@@ -605,10 +932,11 @@ class MatchService:
         if action not in OFFER_ACTIONS:
             raise Invalid(f"action must be one of {', '.join(OFFER_ACTIONS)}")
         what = "a draw" if field == "draw_offer" else "a takeback"
-        with self.sessions.begin() as db:
+        with self._judging_time(match_id), self.sessions.begin() as db:
             match = self._lock(db, match_id)
             seat = self._seat(match, token_hash)
             self._require_playing(match)
+            self._check_time(match)
             if any(s.ai_level is not None for s in match.seats):
                 raise Conflict(f"the computer does not agree to {what}s")
             pending = getattr(match, field)
@@ -644,6 +972,18 @@ class MatchService:
         match.position = match.moves[-1].position_after if match.moves else match.initial_position
         match.notations = "\n".join(m.notation for m in match.moves)
         match.draw_offer = None
+        self._restore_clock(match, last.side)
+
+    def _restore_clock(self, match: Match, side: str) -> None:
+        """A takeback gives the time back as it was: both clocks as when ``side``'s
+        taken-back turn began, which starts again now."""
+        control, clock = time_control_of(match), clock_of(match, side)
+        if control is None or clock is None:
+            return
+        before = match.moves[-1].clocks_after if match.moves else None
+        game = engine_for(match)
+        left = json.loads(before) if before else timing.start(control, game.sides, side, self.clock()).left_ms
+        store_clock(match, control, timing.restarted(clock, left, side, match.ply, self.clock()))
 
     def rematch(self, match_id: str, token_hash: str | None) -> Change:
         with self.sessions.begin() as db:
@@ -676,7 +1016,14 @@ class MatchService:
             )
             for old in match.seats
         ]
-        fresh = build_match(game, json.loads(match.options), seats, status="playing", started=self.clock())
+        fresh = build_match(
+            game,
+            json.loads(match.options),
+            seats,
+            status="playing",
+            started=self.clock(),
+            time_control=time_control_of(match),
+        )
         db.add(fresh)
         return fresh.id
 
@@ -708,6 +1055,11 @@ class MatchService:
         require_playing(match.status)
 
     def _finish(self, db: Session, match: Match, winner: str | None, reason: str) -> None:
+        control, clock = time_control_of(match), clock_of(match)
+        if control is not None and clock is not None:
+            # Frozen as they ran until now (a flag shows 0:00 for the side that ran out).
+            store_clock(match, control, timing.stopped(control, clock, self.clock()))
+        match.deadline = None
         match.status = "finished"
         match.winner = winner
         match.reason = reason

@@ -1,0 +1,104 @@
+"""A real-time game where one side lets the clock run out: both players and a spectator
+see the flag within a second of the deadline; then "My games" lists the right order.
+
+The control is the shortest custom one the site offers, 0:15+0 (15 minutes would be a
+long test): chosen on the form like any other.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.app.helpers import MORRIS_WIN
+from tests.e2e.play import join_match, play_line
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+def create_timed(
+    page: Page, base: str, name: str, choice: str, minutes: str = "15", side: str = "first"
+) -> str:
+    page.goto(base + "/")
+    page.select_option("select[name=game]", "morris")
+    page.fill("form.stack input[name=name]", name)
+    page.check(f"input[name=side][value={side}]")
+    page.select_option("select[name=time_control]", choice)
+    page.fill("input[name=initial_minutes]", minutes)
+    page.fill("input[name=increment_seconds]", "0")
+    page.click("form.stack button[type=submit]")
+    expect(page.locator("#invite-url")).to_be_visible()
+    return page.input_value("#invite-url")
+
+
+def test_the_flag_reaches_everyone_within_a_second(server: LiveServer, browser, shots: Path) -> None:
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(2)]
+    contexts.append(browser.new_context(viewport={"width": 390, "height": 844}))
+    alice, bob, carol = (ctx.new_page() for ctx in contexts)
+
+    invite = create_timed(alice, server.url, "Alice", "rt:custom", minutes="0.25")
+    match_id = invite.rstrip("/").rsplit("/", 1)[-1]
+    join_match(bob, invite, "Bob")
+    carol.goto(invite)
+    for page in (alice, bob, carol):
+        expect(page.locator(".side-w .game-clock")).to_have_text("0:15")
+        expect(page.locator(".grace-note")).to_be_visible()
+    play_line("morris", MORRIS_WIN[:2], (alice, bob), [carol])  # both first moves, in grace
+
+    state = httpx.get(f"{server.url}/api/matches/{match_id}").json()
+    assert state["clock_running"] == "w" and not state["grace"]
+    deadline = datetime.fromisoformat(state["deadline"])
+    clock = alice.locator(".side-w .game-clock")
+    expect(clock).to_have_attribute("data-running", "true")
+    first = clock.inner_text()
+    time.sleep(1.2)
+    assert clock.inner_text() != first  # it ticks between server updates
+    expect(clock).to_have_class("game-clock running low", timeout=8000)  # under 10 s: warned
+    alice.screenshot(path=str(shots / "low-time.png"))
+    carol.screenshot(path=str(shots / "spectator-low-time.png"))
+
+    seen: dict[str, datetime] = {}
+    pages = {"alice": alice, "bob": bob, "carol": carol}
+    stop = time.monotonic() + 20
+    while len(seen) < 3 and time.monotonic() < stop:
+        for who, page in pages.items():
+            if who not in seen and page.locator(".banner.result").count():
+                seen[who] = datetime.now(UTC)
+        time.sleep(0.03)
+    assert set(seen) == set(pages), f"the flag did not reach {set(pages) - set(seen)}"
+    for who, at in seen.items():
+        print(f"\n{who} saw the flag {(at - deadline).total_seconds() * 1000:.0f} ms after the deadline")
+        assert (at - deadline).total_seconds() < 1.0
+    for page in pages.values():
+        expect(page.locator(".banner.result")).to_contain_text("Bob wins")
+        expect(page.locator(".banner.result")).to_contain_text("the time ran out")
+        expect(page.locator(".side-w .game-clock")).to_have_text("0:00.0")
+    alice.screenshot(path=str(shots / "flag.png"))
+    carol.screenshot(path=str(shots / "spectator-flag.png"))
+
+    # My games: Alice's move first, then her waiting seek, then the finished game; the
+    # header counts the one where it is her move. The form remembers her last choice.
+    alice.goto(server.url + "/")
+    assert alice.locator("select[name=time_control]").input_value() == "rt:custom"
+    waiting = create_timed(alice, server.url, "Alice", "").rsplit("/", 1)[-1]
+    mine = create_timed(bob, server.url, "Bob", "cd:3", side="second")
+    join_match(alice, mine, "Alice")
+    alice.goto(server.url + "/games")
+    order = alice.locator(".my-games li").evaluate_all("items => items.map(i => i.dataset.match)")
+    assert order == [mine.rsplit("/", 1)[-1], waiting, match_id]
+    expect(alice.locator(".my-games li").first).to_contain_text("Your move")
+    expect(alice.locator(".my-games-link .nav-count")).to_have_text("1")
+    alice.screenshot(path=str(shots / "my-games.png"), full_page=True)
+    alice.set_viewport_size({"width": 390, "height": 844})
+    alice.goto(server.url + "/")
+    alice.locator("select[name=time_control]").scroll_into_view_if_needed()
+    alice.screenshot(path=str(shots / "form-390.png"))
+    assert alice.evaluate("document.documentElement.scrollWidth") <= 390
+    for ctx in contexts:
+        ctx.close()
