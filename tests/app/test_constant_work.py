@@ -143,7 +143,8 @@ def test_long_random_games_with_takebacks_end_as_the_engine_judges_them(
     seats = {s["side"]: s["name"] for s in alice.get(f"/api/matches/{match_id}").json()["players"]}
     client_of = {game.sides[0]: alice, game.sides[1]: bob}  # Alice created first, Bob joined
     assert seats[game.sides[0]] == "Alice"
-    state = game.initial()
+    # The match, not the engine's bare defaults, says where it starts (Bilsang: its options).
+    state = game.parse_position(alice.get(f"/api/matches/{match_id}").json()["position"])
     history, notations = [state], []
     takebacks = 0
     while True:
