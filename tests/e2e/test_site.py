@@ -92,7 +92,8 @@ def test_no_page_scrolls_sideways(browser: Browser, site: dict[str, Any], size: 
         page.goto(site["url"] + path)
         if label == "docs":
             expect(page.locator(".opblock").first).to_be_visible(timeout=15000)
-        assert page.locator("html").get_attribute("lang") == lang
+        if label != "docs":  # Swagger UI speaks English only
+            assert page.locator("html").get_attribute("lang") == lang
         page.screenshot(path=str(folder / f"{label}.png"), full_page=True)
         if (extra := sideways_overflow(page)) > 0:
             wide[label] = extra
@@ -128,8 +129,8 @@ def test_play_the_computer_from_the_home_page(browser: Browser, site: dict[str, 
     form.locator("select[name=opponent]").select_option("hard")
     form.locator("button[type=submit]").click()
     # The computer's seat is named by its strength, in Spanish, in the title too.
-    expect(page.locator(".players")).to_contain_text("Ordenador (difícil)")
-    assert "Ordenador (difícil)" in page.title()
+    expect(page.locator(".players")).to_contain_text("Computadora (difícil)")
+    assert "Computadora (difícil)" in page.title()
     context.close()
 
 
