@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
+from http import HTTPStatus
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -18,12 +19,13 @@ from app.db import make_engine, make_sessionmaker
 from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
-from app.routes import api, events, ladder, pages
+from app.routes import api, api_docs, events, ladder, pages
 from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
-from app.services.errors import ServiceError
+from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
-from app.web import page_context, templates
+from app.texts import N_
+from app.web import localized, page_context, templates
 from games.base import GameError
 
 
@@ -48,6 +50,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         summary="Play Bashni, Nine Men's Morris, Bobail and Bilsang with a friend.",
         version="0.1.0",
         lifespan=lifespan,
+        # Our own /docs and /redoc (routes/api_docs.py) serve the viewers from this site.
+        docs_url=None,
+        redoc_url=None,
     )
     engine = make_engine(settings.database_url)
     sessions = make_sessionmaker(engine)
@@ -79,7 +84,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.deadlines = deadlines
     app.state.ladder = LadderService(sessions, matches)
 
+    app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(api.router)
     app.include_router(events.router)
@@ -99,21 +106,26 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", "")
 
 
-def _error_response(request: Request, status: int, message: str) -> Response:
+def _error_response(request: Request, status: int, error: object) -> Response:
+    """JSON keeps the English message (the API's contract); a page says it in the reader's language."""
     if _wants_json(request):
-        return JSONResponse({"detail": message}, status_code=status)
-    context = page_context(request, status=status, message=message)
+        return JSONResponse({"detail": str(error)}, status_code=status)
+    context = page_context(request, status=status, message=localized(request, error))
     return templates.TemplateResponse(request, "error.html", context, status_code=status)
+
+
+#: Starlette's own reasons, as people are told them (the API has said these since 0.1).
+HTTP_MESSAGES = {404: N_("there is no such page")}
 
 
 def _install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> Response:
-        return _error_response(request, exc.status_code, str(exc))
+        return _error_response(request, exc.status_code, exc)
 
     @app.exception_handler(GameError)
     async def game_error(request: Request, exc: GameError) -> Response:
-        return _error_response(request, 422, str(exc))
+        return _error_response(request, 422, exc)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -123,11 +135,17 @@ def _install_error_handlers(app: FastAPI) -> None:
             message = str(error.get("msg", "invalid"))
             message = message.removeprefix("Value error, ")
             parts.append(f"{where}: {message}" if where else message)
-        return _error_response(request, 422, "; ".join(parts) or "the request is not valid")
+        detail = "; ".join(parts) or "the request is not valid"
+        if _wants_json(request):
+            return _error_response(request, 422, detail)
+        # Pydantic speaks English only: a page names the problem and shows the detail.
+        return _error_response(
+            request, 422, Invalid(N_("the form is not filled in right: %(detail)s"), detail=detail)
+        )
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
-        if exc.status_code == 404 and message == "Not Found":
-            message = "there is no such page"
+        if message == HTTPStatus(exc.status_code).phrase and exc.status_code in HTTP_MESSAGES:
+            message = HTTP_MESSAGES[exc.status_code]
         return _error_response(request, exc.status_code, message)

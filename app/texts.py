@@ -1,8 +1,13 @@
-"""English msgids for things the engines name by key (sides, end reasons)."""
+"""English msgids for things the site names by key (sides, end reasons, refusals, computer seats)."""
 
 from __future__ import annotations
 
-from games.base import Game
+from collections.abc import Callable
+from typing import Any
+
+from games.base import Game, GameError
+
+Gettext = Callable[[str], str]
 
 
 def N_(message: str) -> str:
@@ -30,11 +35,39 @@ REASONS = {
     "abandonment": N_("claimed after the opponent left the game"),
 }
 
+#: Reasons of matches that ended without being played; the lobby does not list them.
+UNPLAYED_REASONS = ("expired", "aborted")
+
 QUIET_REASONS = {
     "morris": N_("100 plies without a removal"),
     "bashni": N_("50 plies without a capture or a man's move"),
     # the limit is a rule option of the match (RULES.md, "Bilsang rule options")
     "bilsang": N_("the limit of plies without a removal"),
+}
+
+#: What a player is told for each kind of engine error (``GameError.key``); the
+#: engine's own English detail stays in the JSON API.
+ENGINE_MESSAGES = {
+    "bad-input": N_("the game could not read that"),
+    "unknown-game": N_("there is no such game"),
+    "bad-position": N_("that position cannot be read"),
+    "bad-move": N_("that is not a move in this game's notation"),
+    "illegal-move": N_("that move is not allowed in this position"),
+    "game-over": N_("the game is over"),
+}
+
+#: The strength words of the new-match form, by game family and level.
+STRENGTHS = {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard"), "strongest": N_("strongest")}
+BASHNI_LEVELS = {"easy": 1, "medium": 3, "hard": 5, "strongest": 7}
+OTHER_LEVELS = {"easy": 1, "medium": 2, "hard": 3, "strongest": 4}
+
+COMPUTER_LEVEL = N_("Computer (level %(n)s)")
+#: Whole names rather than "Computer (%s)": in Spanish the word agrees with "ordenador".
+COMPUTER_NAMES = {
+    "easy": N_("Computer (easy)"),
+    "medium": N_("Computer (medium)"),
+    "hard": N_("Computer (hard)"),
+    "strongest": N_("Computer (strongest)"),
 }
 
 
@@ -46,3 +79,41 @@ def reason_text(game_name: str, reason: str | None) -> str:
     if reason == "quiet":
         return QUIET_REASONS.get(game_name, N_("too many plies without progress"))
     return REASONS.get(reason or "", reason or "")
+
+
+def computer_name(game_name: str, level: int, gettext: Gettext) -> str:
+    """The computer's seat as people see it: its strength word, or its level in Bashni.
+
+    Bashni's levels are the ladder's eighteen opponents, so a number says more there;
+    the other games have exactly the four strengths of the form.
+    """
+    if game_name != "bashni":
+        for word, found in OTHER_LEVELS.items():
+            if found == level:
+                return gettext(COMPUTER_NAMES[word])
+    return gettext(COMPUTER_LEVEL) % {"n": level}
+
+
+def seat_name(game_name: str, seat: Any, gettext: Gettext) -> str:
+    """A seat's display name; a computer seat is named by its level, in the reader's language."""
+    if getattr(seat, "ai_level", None) is not None:
+        return computer_name(game_name, seat.ai_level, gettext)
+    return seat.name
+
+
+def localize(error: object, gettext: Gettext) -> str:
+    """A refusal or an engine error as a sentence in the reader's language."""
+    from app.services.errors import ServiceError
+
+    if isinstance(error, ServiceError):
+        # Only nested errors are translated; other values (ids, numbers) are shown as given.
+        params = {
+            name: localize(value, gettext) if isinstance(value, ServiceError | GameError) else str(value)
+            for name, value in error.params.items()
+        }
+        text = gettext(error.message)
+        return text % params if params else text
+    if isinstance(error, GameError):
+        return gettext(ENGINE_MESSAGES.get(error.key, ENGINE_MESSAGES["bad-input"]))
+    text = str(error)
+    return gettext(text) if text else text

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
+from babel.dates import format_date, format_time
+from babel.numbers import format_decimal
 from fastapi import Request, Response
 from fastapi.templating import Jinja2Templates
+from jinja2 import pass_context
 
 import games
 from app import i18n, texts
@@ -59,6 +63,58 @@ def language(request: Request) -> str:
     return i18n.negotiate(request.cookies.get(i18n.LANG_COOKIE), request.headers.get("accept-language"))
 
 
+def localized(request: Request, error: object) -> str:
+    """A refusal as a sentence in this request's language (the JSON API keeps ``str(error)``)."""
+    return texts.localize(error, i18n.translations(language(request)).gettext)
+
+
+# Numbers and dates in the reader's language (Babel): "20.9 s" in English, "20,9 s" in Spanish.
+
+
+@pass_context
+def tenths(context: Any, ms: float) -> str:
+    """Milliseconds as seconds with one decimal, without grouping: "20.9" or "20,9"."""
+    return format_decimal(ms / 1000, format="0.0", locale=context.get("lang", i18n.DEFAULT))
+
+
+@pass_context
+def seconds(context: Any, ms: float | None) -> str:
+    """Like ``tenths`` with the unit after a no-break space; a dash when there is no time."""
+    return "—" if ms is None else tenths(context, ms) + "\u00a0s"
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+@pass_context
+def day(context: Any, moment: datetime | None) -> str:
+    if moment is None:
+        return ""
+    return format_date(_aware(moment), format="medium", locale=context.get("lang", i18n.DEFAULT))
+
+
+@pass_context
+def moment_text(context: Any, moment: datetime | None) -> str:
+    if moment is None:
+        return ""
+    # Date and 24-hour time (UTC) in the order and words of the language.
+    lang = context.get("lang", i18n.DEFAULT)
+    at = _aware(moment)
+    return (
+        format_date(at, format="medium", locale=lang)
+        + ", "
+        + format_time(at, "HH:mm", tzinfo=UTC, locale=lang)
+        + " UTC"
+    )
+
+
+@pass_context
+def seat_name(context: Any, seat: Any, game_name: str) -> str:
+    """A seat's name for people: a computer seat by its level, in the page's language."""
+    return texts.seat_name(game_name, seat, context["_"])
+
+
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
 templates.env.globals["LANGUAGES"] = i18n.LANGUAGES
 templates.env.globals["side_label"] = texts.side_label
@@ -68,6 +124,11 @@ templates.env.globals["time_control_of"] = clocks.loads
 templates.env.globals["clock_text"] = clocks.clock_text
 templates.env.globals["LOW_TIME_MS"] = clocks.LOW_TIME_MS
 templates.env.globals["ms_between"] = clocks.ms_between
+templates.env.filters["seconds"] = seconds
+templates.env.filters["tenths"] = tenths
+templates.env.filters["day"] = day
+templates.env.filters["moment"] = moment_text
+templates.env.filters["seat_name"] = seat_name
 
 
 def page_context(request: Request, **extra: Any) -> dict[str, Any]:

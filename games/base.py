@@ -18,23 +18,42 @@ Move = TypeVar("Move", bound=Hashable)
 
 
 class GameError(ValueError):
-    """Base of every error a rules engine raises on bad input."""
+    """Base of every error a rules engine raises on bad input.
+
+    The message is English detail for programs; ``key`` is a short stable name of
+    the kind of error that the web layer translates for people.
+    """
+
+    key = "bad-input"
+
+    def __init__(self, message: str = "", key: str | None = None) -> None:
+        super().__init__(message)
+        if key is not None:
+            self.key = key
 
 
 class UnknownGame(GameError):
     """No engine is registered under that name."""
 
+    key = "unknown-game"
+
 
 class BadPosition(GameError):
     """A position string that cannot be read; the message names the field."""
+
+    key = "bad-position"
 
 
 class BadMove(GameError):
     """Text that is not a move in the game's notation at all (a syntax error)."""
 
+    key = "bad-move"
+
 
 class IllegalMove(GameError):
     """A well-formed move that the rules do not allow in this position."""
+
+    key = "illegal-move"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +130,7 @@ class Game(ABC, Generic[State, Move]):
         text = " ".join(text.split())
         self.check_move_syntax(text)
         if self.outcome(state) is not None:
-            raise IllegalMove(f"the game is over; {text!r} cannot be played")
+            raise IllegalMove(f"the game is over; {text!r} cannot be played", key="game-over")
         for move in self.legal_moves(state):
             if self.format_move(move) == text:
                 return move

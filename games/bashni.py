@@ -670,7 +670,7 @@ class Bashni(Game[Position, Move]):
         text = " ".join(text.split())
         squares, is_capture = parse_move_text(text)
         if self.outcome(state) is not None:
-            raise IllegalMove(f"the game is over; {text!r} cannot be played")
+            raise IllegalMove(f"the game is over; {text!r} cannot be played", key="game-over")
         for move in generate(state):
             if move[0] == squares and bool(move[1]) == is_capture:
                 return move

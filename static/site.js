@@ -12,14 +12,15 @@ document.addEventListener("click", (event) => {
 
 // The ladder clock: the server measures think time; this only keeps the shown figure
 // moving between updates, starting from what the server rendered.
+const tenths = (ms) => (ms / 1000).toLocaleString(document.documentElement.lang, { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false });
 function tickClocks() {
   for (const clock of document.querySelectorAll(".clock[data-running=true]")) {
     if (!clock.dataset.shownAt) clock.dataset.shownAt = String(Date.now());
     const extra = Date.now() - Number(clock.dataset.shownAt);
     const turn = Number(clock.dataset.turnMs) + extra;
     const total = Number(clock.dataset.doneMs) + turn;
-    clock.querySelector(".clock-turn").textContent = (turn / 1000).toFixed(1);
-    clock.querySelector(".clock-total").textContent = (total / 1000).toFixed(1);
+    clock.querySelector(".clock-turn").textContent = tenths(turn);
+    clock.querySelector(".clock-total").textContent = tenths(total);
   }
 }
 setInterval(tickClocks, 100);

@@ -22,6 +22,7 @@ from app.schemas import (
 )
 from app.services.errors import Invalid
 from app.services.matches import MatchService, state_of
+from app.texts import N_
 from app.web import ensure_player, viewer_hash
 
 ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorDetail} for code in (403, 404, 409, 422)}
@@ -38,7 +39,7 @@ def check_level(game: str, level: int) -> None:
         return  # unknown game: create() says so
     top = 18 if count is None else count
     if not 1 <= level <= top:
-        raise Invalid(f"{game} computer levels are 1..{top}")
+        raise Invalid(N_("%(game)s computer levels are 1..%(top)s"), game=game, top=top)
 
 
 def service(request: Request) -> MatchService:

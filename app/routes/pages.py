@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import text
 
 import games
-from app import boards, i18n
+from app import boards, i18n, texts
 from app.config import ROOT
 from app.models import Match
 from app.services import clocks as timing
@@ -22,6 +22,8 @@ from app.texts import N_
 from app.web import (
     ensure_player,
     is_htmx,
+    language,
+    localized,
     page_context,
     remember_name,
     settings,
@@ -61,18 +63,6 @@ def healthz(request: Request) -> Response:
     return Response("ok", media_type="text/plain")
 
 
-#: The four strengths offered on the new-match form, as levels of games.ai.levels.
-#: Bashni's levels are the ladder's opponents; 7 is the deepest search there is.
-COMPUTER_CHOICES = {
-    "easy": N_("easy"),
-    "medium": N_("medium"),
-    "hard": N_("hard"),
-    "strongest": N_("strongest"),
-}
-BASHNI_LEVELS = {"easy": 1, "medium": 3, "hard": 5, "strongest": 7}
-OTHER_LEVELS = {"easy": 1, "medium": 2, "hard": 3, "strongest": 4}
-
-
 #: The Bilsang rule sets offered on the new-match form: label and engine options
 #: (RULES.md, "Bilsang rule options"); the first is the default for new matches.
 BILSANG_RULES: dict[str, tuple[str, dict[str, Any]]] = {
@@ -92,10 +82,13 @@ def rule_options(game: str, choice: str) -> dict[str, Any] | None:
 
 
 def computer_level(game: str, choice: str) -> int | None:
-    """The level behind a strength on the form; "" means a friend, not the computer."""
+    """The level behind a strength on the form; "" means a friend, not the computer.
+
+    Bashni's levels are the ladder's opponents; 7 is the deepest search there is.
+    """
     if not choice:
         return None
-    table = BASHNI_LEVELS if game == "bashni" else OTHER_LEVELS
+    table = texts.BASHNI_LEVELS if game == "bashni" else texts.OTHER_LEVELS
     if choice not in table:
         raise Invalid(N_("choose a strength for the computer"))
     return table[choice]
@@ -138,15 +131,17 @@ def remembered_time_control(request: Request) -> dict[str, str]:
 
 
 @router.get("/", response_class=HTMLResponse)
-def lobby(request: Request) -> Response:
+def lobby(request: Request, game: str | None = None) -> Response:
     lists = service(request).lobby()
     context = page_context(
         request,
         games=games.all(),
+        # A rules page's "play" link names its game; the forms start on it.
+        chosen_game=game if game in games.names() else "morris",
         blurbs=GAME_BLURBS,
         lists=lists,
         mine=viewer_hash(request),
-        computer_levels=list(COMPUTER_CHOICES.items()),
+        computer_levels=list(texts.STRENGTHS.items()),
         bilsang_rules=[(key, label) for key, (label, _options) in BILSANG_RULES.items()],
         realtime_presets=timing.REALTIME_PRESETS,
         correspondence_days=timing.CORRESPONDENCE_DAYS,
@@ -167,7 +162,7 @@ def rules(request: Request, game_name: str) -> Response:
     try:
         game = games.get(game_name)
     except games.UnknownGame:
-        raise NotFound(f"there is no game {game_name!r}") from None
+        raise NotFound(N_("there is no game %(name)s"), name=repr(game_name)) from None
     context = page_context(request, game=game)
     body = ROOT / "templates" / "rules" / f"{game.name}.{context['lang']}.html"
     if not body.exists():
@@ -232,7 +227,7 @@ def continue_here(request: Request, match_id: str, seat_id: int, code: str) -> R
     import hmac
 
     if not hmac.compare_digest(code, continue_code(settings(request).secret_key, seat_id)):
-        raise NotFound("this continue link is not valid")
+        raise NotFound(N_("this continue link is not valid"))
     response = RedirectResponse(f"/matches/{match_id}", status_code=303)
     service(request).move_seat(match_id, seat_id, ensure_player(request, response))
     return response
@@ -264,7 +259,8 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         flipped=seat is not None and seat.side == game.sides[1],
         position_text=game.format_position(state),
     )
-    names = {s.side: s.name for s in match.seats}
+    gettext = i18n.translations(language(request)).gettext
+    names = {s.side: texts.seat_name(match.game, s, gettext) for s in match.seats}
     extra.setdefault("timing", clock_state(match, game.to_move(positions[-1]), service(request).clock()))
     if match.ladder_run_id is not None:
         extra["run"] = request.app.state.ladder.get(match.ladder_run_id)
@@ -360,7 +356,7 @@ def click(
         try:
             svc.move(match_id, viewer_hash(request), result.complete, ply)
         except ServiceError as exc:
-            return _live_or_redirect(request, match_id, error=str(exc))
+            return _live_or_redirect(request, match_id, error=localized(request, exc))
         return _live_or_redirect(request, match_id)
     if not result.valid:
         chosen = ()
@@ -396,5 +392,5 @@ def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Resp
     try:
         handler(svc, match_id, viewer_hash(request))
     except ServiceError as exc:
-        return _live_or_redirect(request, match_id, error=str(exc))
+        return _live_or_redirect(request, match_id, error=localized(request, exc))
     return _live_or_redirect(request, match_id)

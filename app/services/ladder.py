@@ -80,7 +80,7 @@ class LadderService:
         with self.sessions() as db:
             run = db.get(LadderRun, run_id)
             if run is None:
-                raise NotFound(f"there is no ladder run {run_id!r}")
+                raise NotFound(N_("there is no ladder run %(id)s"), id=repr(run_id))
             return run
 
     def check_owner(self, run: LadderRun, token_hash: str | None) -> None:

@@ -27,12 +27,28 @@ from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.services.names import clean_name
 from app.services.tokens import same
-from app.texts import N_
+from app.texts import N_, UNPLAYED_REASONS
 from games.base import BadMove, Game, GameError, IllegalMove, Outcome, UnknownGame
 
 SIDE_CHOICES = ("first", "second", "random")
 OFFER_ACTIONS = ("offer", "accept", "decline")
 CLAIMS = ("win", "draw")
+
+#: What an offer that cannot be made or answered is refused with, per kind of offer.
+OFFER_REFUSALS = {
+    "draw_offer": {
+        "computer": N_("the computer does not agree to draws"),
+        "already": N_("you have already asked for a draw"),
+        "pending": N_("your opponent is asking for a draw: accept or decline it"),
+        "none": N_("there is no offer of a draw from your opponent to answer"),
+    },
+    "takeback_offer": {
+        "computer": N_("the computer does not agree to takebacks"),
+        "already": N_("you have already asked for a takeback"),
+        "pending": N_("your opponent is asking for a takeback: accept or decline it"),
+        "none": N_("there is no offer of a takeback from your opponent to answer"),
+    },
+}
 
 Publish = Callable[[str, int], None]
 
@@ -486,7 +502,7 @@ class MatchService:
             )
             match = db.scalars(stmt).unique().first()
             if match is None:
-                raise NotFound(f"there is no match {match_id!r}")
+                raise NotFound(N_("there is no match %(id)s"), id=repr(match_id))
             return match
 
     def version_of(self, match_id: str) -> tuple[int, int, str]:
@@ -525,27 +541,28 @@ class MatchService:
         return found
 
     def lobby(self, limit: int = 20) -> dict[str, list[Match]]:
+        """The public matches: open to join, being played, recently finished.
+
+        Only matches their creator chose to list; a match that ended without being
+        played (nobody joined in time) is left out.
+        """
         with self.sessions() as db:
             moment = self.clock()
 
-            def query(status: str, public_only: bool) -> list[Match]:
-                stmt = select(Match).where(Match.status == status)
-                if public_only:
+            def query(status: str) -> list[Match]:
+                stmt = select(Match).where(Match.status == status, Match.public.is_(True))
+                if status == "waiting":
                     # A seek past its expiry leaves the lobby even before the worker ends it.
-                    stmt = stmt.where(Match.public.is_(True)).where(
-                        or_(Match.deadline.is_(None), Match.deadline > moment)
-                    )
+                    stmt = stmt.where(or_(Match.deadline.is_(None), Match.deadline > moment))
+                if status == "finished":
+                    stmt = stmt.where(or_(Match.reason.is_(None), Match.reason.not_in(UNPLAYED_REASONS)))
                 stmt = stmt.order_by(Match.updated_at.desc()).limit(limit)
                 found = list(db.scalars(stmt))
                 for match in found:
                     _ = match.seats
                 return found
 
-            return {
-                "open": query("waiting", True),
-                "playing": query("playing", False),
-                "finished": query("finished", False),
-            }
+            return {"open": query("waiting"), "playing": query("playing"), "finished": query("finished")}
 
     def mine(self, token_hash: str | None, finished_limit: int = 50) -> list[dict[str, Any]]:
         """The matches this browser holds a seat in: its move first (soonest deadline
@@ -618,13 +635,13 @@ class MatchService:
         try:
             game = games.get(game_name)
         except UnknownGame as exc:
-            raise Invalid(str(exc)) from None
+            raise Invalid("%(detail)s", detail=exc) from None  # told by the engine error's key
         try:
             control = timing.parse(time_control)
         except timing.TimeControlError as exc:
             raise Invalid(str(exc)) from None
         if side not in SIDE_CHOICES:
-            raise Invalid(f"side must be one of {', '.join(SIDE_CHOICES)}")
+            raise Invalid(N_("side must be one of %(choices)s"), choices=", ".join(SIDE_CHOICES))
         name = clean_name(name)
         if side == "random":
             side = random.choice(("first", "second"))
@@ -649,7 +666,7 @@ class MatchService:
                 time_control=control,
             )
         except (TypeError, ValueError) as exc:
-            raise Invalid(f"bad options for {game_name}: {exc}") from None
+            raise Invalid(N_("bad options for %(game)s: %(detail)s"), game=game_name, detail=exc) from None
         with self.sessions.begin() as db:
             db.add(match)
         self._after(match.id, match.version, match.ai_turn_at is not None, publish=False)
@@ -702,7 +719,7 @@ class MatchService:
             side = game.to_move(game.parse_position(locked.match.position))
             seat = next((s for s in locked.seats if s.side == side and s.ai_level is not None), None)
             if seat is None:
-                raise Conflict("it is not the computer's turn")
+                raise Conflict(N_("it is not the computer's turn"))
             played = self._play(conn, locked, seat, text, ply)
         self._after(match_id, played.version, played.computer_to_move)
         return played
@@ -727,7 +744,9 @@ class MatchService:
         row = locked.match
         require_playing(row.status)
         if ply != row.ply:
-            raise Conflict(f"the match has moved on: it is at ply {row.ply}, not {ply}")
+            raise Conflict(
+                N_("the match has moved on: it is at ply %(ply)s, not %(asked)s"), ply=row.ply, asked=ply
+            )
         game = games.get(row.game)
         position = game.parse_position(row.position)
         if game.to_move(position) != seat.side:
@@ -737,9 +756,9 @@ class MatchService:
         try:
             move = game.parse_move(position, text)
         except BadMove as exc:
-            raise Invalid(f"malformed move: {exc}") from None
+            raise Invalid(N_("malformed move: %(detail)s"), detail=exc) from None
         except IllegalMove as exc:
-            raise Invalid(f"illegal move: {exc}") from None
+            raise Invalid(N_("illegal move: %(detail)s"), detail=exc) from None
         notation = game.format_move(move)
         after = game.apply(position, move)
         after_text = game.format_position(after)
@@ -930,27 +949,27 @@ class MatchService:
 
     def _offer(self, match_id: str, token_hash: str | None, action: str, field: str) -> Change:
         if action not in OFFER_ACTIONS:
-            raise Invalid(f"action must be one of {', '.join(OFFER_ACTIONS)}")
-        what = "a draw" if field == "draw_offer" else "a takeback"
+            raise Invalid(N_("action must be one of %(choices)s"), choices=", ".join(OFFER_ACTIONS))
+        says = OFFER_REFUSALS[field]
         with self._judging_time(match_id), self.sessions.begin() as db:
             match = self._lock(db, match_id)
             seat = self._seat(match, token_hash)
             self._require_playing(match)
             self._check_time(match)
             if any(s.ai_level is not None for s in match.seats):
-                raise Conflict(f"the computer does not agree to {what}s")
+                raise Conflict(says["computer"])
             pending = getattr(match, field)
             if action == "offer":
                 if field == "takeback_offer":
                     self._check_takeback_offer(match, seat)
                 if pending == seat.side:
-                    raise Conflict(f"you have already asked for {what}")
+                    raise Conflict(says["already"])
                 if pending is not None:
-                    raise Conflict(f"your opponent is asking for {what}: accept or decline it")
+                    raise Conflict(says["pending"])
                 setattr(match, field, seat.side)
             else:
                 if pending is None or pending == seat.side:
-                    raise Conflict(f"there is no offer of {what} from your opponent to answer")
+                    raise Conflict(says["none"])
                 setattr(match, field, None)
                 if action == "accept" and field == "draw_offer":
                     self._finish(db, match, None, "agreement")
@@ -1033,7 +1052,7 @@ class MatchService:
             match = self._lock(db, match_id)
             seat = next((s for s in match.seats if s.id == seat_id), None)
             if seat is None:
-                raise NotFound("that seat does not exist")
+                raise NotFound(N_("that seat does not exist"))
             seat.token_hash = token_hash
         return Change(self.get(match_id), seat)
 
@@ -1042,7 +1061,7 @@ class MatchService:
     def _lock(self, db: Session, match_id: str) -> Match:
         match = db.scalars(select(Match).where(Match.id == match_id).with_for_update()).first()
         if match is None:
-            raise NotFound(f"there is no match {match_id!r}")
+            raise NotFound(N_("there is no match %(id)s"), id=repr(match_id))
         return match
 
     def _seat(self, match: Match, token_hash: str | None) -> Seat:

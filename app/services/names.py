@@ -16,7 +16,7 @@ def clean_name(raw: str) -> str:
     if not name:
         raise Invalid(N_("a display name is required"))
     if len(name) > MAX_NAME:
-        raise Invalid(f"a display name has at most {MAX_NAME} characters")
+        raise Invalid(N_("a display name has at most %(n)s characters"), n=MAX_NAME)
     if any(unicodedata.category(c) in {"Cc", "Cf", "Cs", "Co", "Cn"} for c in name):
         raise Invalid(N_("a display name cannot contain control or invisible characters"))
     return name

@@ -167,7 +167,7 @@ def choose(
     began = time.perf_counter()
     moves = game.legal_moves(state)
     if not moves:
-        raise IllegalMove("the game is over; there is no move to choose")
+        raise IllegalMove("the game is over; there is no move to choose", key="game-over")
 
     def done(move: Any, is_random: bool, progress: Progress | None = None) -> Choice:
         ms = int((time.perf_counter() - began) * 1000)

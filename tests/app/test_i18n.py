@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
 
@@ -9,11 +12,12 @@ from app import i18n
 from app.config import ROOT
 
 METHODS = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
-KEYWORDS = {"_": None, "N_": None}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
 
 
-def extracted() -> set[str]:
-    found = set()
+def extracted() -> set[str | tuple[str, ...]]:
+    """Every catalogue id in the code: a text, or (singular, plural) for ngettext."""
+    found: set[str | tuple[str, ...]] = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
         str(ROOT), method_map=METHODS, keywords=KEYWORDS
     ):
@@ -21,21 +25,49 @@ def extracted() -> set[str]:
     return found
 
 
-def test_every_message_is_translated_to_spanish() -> None:
+def spanish() -> Catalog:
     with (ROOT / "app" / "translations" / "es.po").open("rb") as fh:
-        catalog = read_po(fh)
-    translated = {m.id for m in catalog if m.id and m.string and not m.fuzzy}
+        return read_po(fh, locale="es")
+
+
+def is_translated(message: Message, forms: int) -> bool:
+    if not message.string or message.fuzzy:
+        return False
+    if message.pluralizable:
+        return len(message.string) == forms and all(message.string)
+    return True
+
+
+def test_every_message_is_translated_to_spanish() -> None:
+    catalog = spanish()
+    translated = {m.id for m in catalog if m.id and is_translated(m, catalog.num_plurals)}
     missing = extracted() - translated
-    assert not missing, f"add Spanish for: {sorted(missing)}"
+    assert not missing, f"add Spanish for: {sorted(missing, key=str)}"
+
+
+def test_counts_go_through_plural_forms() -> None:
+    """A number next to a word ("1 wins") must be an ngettext pair with every Spanish form."""
+    plurals = {m for m in extracted() if isinstance(m, tuple)}
+    assert ("%(num)s ply", "%(num)s plies") in plurals
+    translations = i18n.translations("es")
+    assert translations.ngettext("%(num)s ply", "%(num)s plies", 1) % {"num": 1} == "1 jugada"
+    assert translations.ngettext("%(num)s ply", "%(num)s plies", 2) % {"num": 2} == "2 jugadas"
+    catalog = spanish()
+    for message in catalog:
+        if message.pluralizable and message.id in plurals:
+            for form in message.string:
+                assert ("%(num)s" in form) == ("%(num)s" in message.id[1]), message.id
 
 
 def test_placeholders_survive_translation() -> None:
     with (ROOT / "app" / "translations" / "es.po").open("rb") as fh:
         catalog = read_po(fh)
     for message in catalog:
-        if message.id and "%(" in message.id:
-            for name in ("%(name)s", "%(game)s", "%(n)s", "%(total)s"):
-                assert (name in message.id) == (name in message.string), message.id
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for name in re.findall(r"%\([a-z_]+\)s", " ".join(ids)):
+            for string in strings:
+                assert name in string, (message.id, name)
 
 
 def test_negotiation() -> None:

@@ -50,12 +50,15 @@ def test_a_whole_game_against_the_easy_computer(
 ) -> None:
     page = browser.new_page(viewport={"width": 1100, "height": 900})
     page.goto(search_server.url + "/")
-    page.select_option("select[name=game]", game)
-    page.fill("form.stack input[name=name]", "Solo")
-    page.check("input[name=side][value=first]")
-    page.select_option("select[name=opponent]", "easy")
-    page.click("form.stack button[type=submit]")
-    expect(page.locator(".players")).to_contain_text("Computer 1")
+    form = page.locator("#computer form")
+    form.locator("select[name=game]").select_option(game)
+    form.locator("input[name=name]").fill("Solo")
+    form.locator("input[name=side][value=first]").check()
+    form.locator("select[name=opponent]").select_option("easy")
+    form.locator("button[type=submit]").click()
+    expect(page.locator(".players")).to_contain_text(
+        "Computer (easy)" if game != "bashni" else "Computer (level 1)"
+    )
     expect(page.locator("#invite-url")).to_have_count(0)  # nobody to invite
     play_randomly_until_the_end(page, random.Random(7))
     banner = page.locator(".banner.result").inner_text()
