@@ -17,11 +17,12 @@ from app.config import ROOT, Settings
 from app.db import make_engine, make_sessionmaker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
-from app.routes import api, events, ladder, pages
+from app.routes import api, events, ladder, pages, records
 from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
 from app.services.errors import ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
+from app.services.records import RecordService
 from app.web import page_context, templates
 from games.base import GameError
 
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.matches = matches
     app.state.computer = computer
     app.state.ladder = LadderService(sessions, matches)
+    app.state.records = RecordService(sessions)
 
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(pages.router)
@@ -73,6 +75,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(events.router)
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
+    app.include_router(records.api_router)
     _install_error_handlers(app)
     # Outermost last: headers on everything, then the cheap refusals before any work.
     if settings.rate_limits:

@@ -23,6 +23,8 @@ class MatchCreate(Strict):
     side: Literal["first", "second", "random"] = "random"
     public: bool = False
     opponent: Opponent | None = None
+    #: Start from this position string instead of the game's start (issue 18).
+    position: str | None = Field(default=None, max_length=2000)
 
     @field_validator("name")
     @classmethod

@@ -51,7 +51,13 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         check_level(body.game, level)
     owner = ensure_player(request, response)
     change = service(request).create(
-        body.game, body.name, body.side, owner, public=body.public, computer_level=level
+        body.game,
+        body.name,
+        body.side,
+        owner,
+        public=body.public,
+        computer_level=level,
+        position=body.position,
     )
     assert change.seat is not None
     return {

@@ -112,9 +112,10 @@ def build_match(
     status: str,
     public: bool = False,
     started: datetime | None = None,
+    initial: str | None = None,
 ) -> Match:
-    """A new match at the game's start position (not yet added to a session)."""
-    start = game.format_position(game.initial(**options))
+    """A new match at the game's start position, or at ``initial`` (not yet added to a session)."""
+    start = initial if initial is not None else game.format_position(game.initial(**options))
     match = Match(
         id=new_match_id(),
         game=game.name,
@@ -225,12 +226,17 @@ class MatchService:
         public: bool = False,
         options: dict[str, Any] | None = None,
         computer_level: int | None = None,
+        position: str | None = None,
     ) -> Change:
-        """A new match with the creator seated; against the computer it starts at once."""
+        """A new match with the creator seated; against the computer it starts at once.
+
+        ``position`` starts it from that position string instead of the game's start.
+        """
         try:
             game = games.get(game_name)
         except UnknownGame as exc:
             raise Invalid(str(exc)) from None
+        initial = None if position is None else start_position(game, position)
         if side not in SIDE_CHOICES:
             raise Invalid(f"side must be one of {', '.join(SIDE_CHOICES)}")
         name = clean_name(name)
@@ -252,6 +258,7 @@ class MatchService:
                 status="waiting" if computer_level is None else "playing",
                 public=public and computer_level is None,
                 started=self.clock(),
+                initial=initial,
             )
         except (TypeError, ValueError) as exc:
             raise Invalid(f"bad options for {game_name}: {exc}") from None
@@ -463,7 +470,14 @@ class MatchService:
             )
             for old in match.seats
         ]
-        fresh = build_match(game, json.loads(match.options), seats, status="playing", started=self.clock())
+        fresh = build_match(
+            game,
+            json.loads(match.options),
+            seats,
+            status="playing",
+            started=self.clock(),
+            initial=match.initial_position,
+        )
         db.add(fresh)
         return fresh.id
 
@@ -513,6 +527,17 @@ class MatchService:
         if turn_changed:
             match.turn_started_at = self.clock() if match.status == "playing" else None
         settle_turn(match, self.clock())
+
+
+def start_position(game: Game, text: str) -> str:  # type: ignore[type-arg]
+    """A position to start a match from, in canonical form; ``Invalid`` naming the field."""
+    try:
+        state = game.parse_position(text)
+    except GameError as exc:
+        raise Invalid(f"position: {exc}") from None
+    if not game.legal_moves(state):
+        raise Invalid(N_("position: the game is already over in this position"))
+    return game.format_position(state)
 
 
 def computer_name(level: int) -> str:
