@@ -17,7 +17,8 @@ from app.config import ROOT, Settings
 from app.db import make_engine, make_sessionmaker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
-from app.routes import api, events, ladder, pages, records
+from app.review import ReviewService, ReviewWorker
+from app.routes import api, events, ladder, pages, record_pages, records
 from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
 from app.services.errors import ServiceError
 from app.services.ladder import LadderService
@@ -35,9 +36,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with listening(app.state.broker):
             await app.state.computer.start()
+            await app.state.review_worker.start()
             try:
                 yield
             finally:
+                await app.state.review_worker.stop()
                 await app.state.computer.stop()
         app.state.engine.dispose()
 
@@ -68,6 +71,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.computer = computer
     app.state.ladder = LadderService(sessions, matches)
     app.state.records = RecordService(sessions)
+    app.state.review_worker = ReviewWorker(
+        sessions, processes=settings.computer_processes, clock=clock or now
+    )
+    app.state.reviews = ReviewService(sessions, clock=clock or now, wake=app.state.review_worker.wake)
 
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(pages.router)
@@ -76,6 +83,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
     app.include_router(records.api_router)
+    app.include_router(record_pages.router)
     _install_error_handlers(app)
     # Outermost last: headers on everything, then the cheap refusals before any work.
     if settings.rate_limits:

@@ -10,7 +10,8 @@ from fastapi.responses import Response
 import games
 from app import pictures
 from app.models import Match
-from app.record_schemas import PositionMoves, RecordPublic
+from app.record_schemas import BestMove, PositionMoves, RecordPublic, ReviewPublic
+from app.review import BLUNDER, INACCURACY, review_public
 from app.routes.api import ERRORS
 from app.services.errors import Invalid, NotFound
 from app.services.matches import MatchService
@@ -182,3 +183,69 @@ def legal_from_position(
     The result judges the position alone (no repetition history).
     """
     return position_moves(game_name, position)
+
+
+def review_state(request: Request, kind: str, ident: str, ask: bool) -> dict[str, Any]:
+    line = load_line(request, kind, ident)
+    reviews = request.app.state.reviews
+    review = reviews.request(line) if ask else reviews.find(line)
+    if review is None:
+        raise NotFound("nobody has asked for a review of this game yet (POST to ask)")
+    state = review_public(review, line)
+    assert state is not None
+    return state
+
+
+REVIEW_DOC = (
+    "The computer's review: per position (0 = the start) the strongest level's score from White's / "
+    "player 1's side, the winning chance, the best move, and for the move that led there a mark "
+    f"(inaccuracy: the mover's winning chance drops {INACCURACY:g} points or more, blunder: {BLUNDER:g}) "
+    "with the better move."
+)
+
+
+@api_router.post(
+    "/matches/{match_id}/review", status_code=202, response_model=ReviewPublic, description=REVIEW_DOC
+)
+def ask_match_review(match_id: str, request: Request) -> dict[str, Any]:
+    """Queue the review of a finished match (once: asking again answers the same review)."""
+    return review_state(request, "matches", match_id, ask=True)
+
+
+@api_router.get("/matches/{match_id}/review", response_model=ReviewPublic, description=REVIEW_DOC)
+def match_review(match_id: str, request: Request) -> dict[str, Any]:
+    """The review so far: ``done`` of ``total`` positions; 404 if nobody asked for one."""
+    return review_state(request, "matches", match_id, ask=False)
+
+
+@api_router.post(
+    "/records/{record_id}/review", status_code=202, response_model=ReviewPublic, description=REVIEW_DOC
+)
+def ask_record_review(record_id: str, request: Request) -> dict[str, Any]:
+    return review_state(request, "records", record_id, ask=True)
+
+
+@api_router.get("/records/{record_id}/review", response_model=ReviewPublic, description=REVIEW_DOC)
+def record_review(record_id: str, request: Request) -> dict[str, Any]:
+    return review_state(request, "records", record_id, ask=False)
+
+
+@api_router.get("/positions/{game_name}/best", response_model=BestMove)
+async def best_from_position(
+    game_name: str,
+    request: Request,
+    position: Annotated[str, Query(max_length=2000, description="a position string")],
+) -> dict[str, Any]:
+    """The strongest level's move and score (White's / player 1's side) in any position.
+
+    Computed in the review worker processes; the request waits, the server does not.
+    """
+    position = position_moves(game_name, position)["position"]
+    result = await request.app.state.review_worker.best_move(game_name, position)
+    score = result["score"]
+    return {
+        "move": result["best"],
+        "score": None if score is None else round(score / 100, 2),
+        "win_in": result["win_in"],
+        "depth": result["depth"],
+    }
