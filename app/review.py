@@ -41,6 +41,7 @@ from app.services.errors import Conflict
 from app.services.matches import now
 from app.services.records import Line
 from app.texts import N_
+from games.base import GameError
 
 log = logging.getLogger(__name__)
 
@@ -204,13 +205,16 @@ class ReviewWorker:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         if self.use_pool:
-            # spawn: forking a process that runs threads (the server) is not safe.
-            context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.processes, mp_context=context, initializer=_lower_priority
-            )
+            self._pool = self._new_pool()
         self._task = asyncio.create_task(self._run())
         self._wake.set()  # reviews left over from before a restart
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # spawn: forking a process that runs threads (the server) is not safe.
+        context = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(
+            max_workers=self.processes, mp_context=context, initializer=_lower_priority
+        )
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -247,9 +251,19 @@ class ReviewWorker:
                 continue
             try:
                 await self._work(job)
-            except Exception as exc:
+            except GameError as exc:  # the line itself cannot be analysed: retrying will not help
                 log.exception("review %s failed", job.key)
                 await asyncio.to_thread(self._fail, job.key, f"{type(exc).__name__}: {exc}")
+            except Exception:
+                # A database hiccup or a worker process that died: keep what is stored and
+                # let the review be claimed again shortly, by us or by another process.
+                log.exception("review %s interrupted; it will be retried", job.key)
+                if isinstance(self._pool, ProcessPoolExecutor) and getattr(self._pool, "_broken", False):
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = self._new_pool()
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self._release, job.key)
+                await asyncio.sleep(self.poll_seconds)
 
     def claim(self) -> ReviewJob | None:
         moment = self.clock()
@@ -310,6 +324,12 @@ class ReviewWorker:
             if last and review.done == review.total:
                 review.status = "done"
                 review.finished_at = self.clock()
+                review.claimed_until = None
+
+    def _release(self, key: str) -> None:
+        with self.sessions.begin() as db:
+            review = db.get(Review, key, with_for_update=True)
+            if review is not None and review.status == "running":
                 review.claimed_until = None
 
     def _fail(self, key: str, error: str) -> None:
