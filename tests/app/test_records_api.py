@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import time
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -132,3 +133,60 @@ def test_every_refusal_sentence_is_in_the_catalogue_list() -> None:
     from app.services.records import RECORD_MESSAGES
 
     assert len(templates) > 20 and templates <= set(RECORD_MESSAGES), templates - set(RECORD_MESSAGES)
+
+
+def test_a_match_from_a_position_string(alice: TestClient, bob: TestClient) -> None:
+    after_two = records.parse("c3-d4 f6-g5", "bashni").positions[2]
+    response = alice.post(
+        "/api/matches", json={"game": "bashni", "name": "Alice", "side": "first", "position": after_two}
+    )
+    assert response.status_code == 201
+    match_id = response.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
+    state = alice.get(f"/api/matches/{match_id}").json()
+    assert state["position"] == after_two and state["ply"] == 0 and state["to_move"] == "w"
+    play(alice, match_id, "d4-e5")  # the rules judge from the given position
+    text = alice.get(f"/api/matches/{match_id}/record").text
+    assert f'[Position "{after_two}"]' in text and "1. d4-e5 *" in text
+
+    bad = alice.post("/api/matches", json={"game": "morris", "name": "A", "position": "w ..... 9 9 0"})
+    assert bad.status_code == 422 and bad.json()["detail"].startswith("position: ")
+    over = records.parse("1. c3-c4 c1-e3 c4-c1", "bobail").positions[-1]
+    finished = alice.post("/api/matches", json={"game": "bobail", "name": "A", "position": over})
+    assert finished.status_code == 422 and "over" in finished.json()["detail"]
+
+
+def test_black_to_move_against_the_computer_starts_with_the_computer(alice: TestClient) -> None:
+    after_one = records.parse("c3-c2 a1-a4", "bobail").positions[1]  # Black to move
+    created = alice.post(
+        "/api/matches",
+        json={
+            "game": "bobail",
+            "name": "A",
+            "side": "first",
+            "position": after_one,
+            "opponent": {"level": 1},
+        },
+    )
+    assert created.status_code == 201
+    match_id = created.json()["id"]
+    deadline = time.monotonic() + 60
+    state = alice.get(f"/api/matches/{match_id}").json()
+    while state["ply"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        state = alice.get(f"/api/matches/{match_id}").json()
+    assert state["ply"] == 1 and state["moves"][0].startswith("c2-")
+
+
+def test_the_match_page_links_and_the_pages_in_spanish(alice: TestClient, bob: TestClient) -> None:
+    match_id = finished_match(alice, bob, "bobail")
+    page = alice.get(f"/matches/{match_id}")
+    assert f"/api/matches/{match_id}/record" in page.text and f"/matches/{match_id}/analysis" in page.text
+    alice.cookies.set("lang", "es")
+    analysis = alice.get(f"/matches/{match_id}/analysis?at=1")
+    assert analysis.status_code == 200 and "Tras la jugada 1 de 2" in analysis.text
+    assert "Pedir a la computadora que revise esta partida" in analysis.text
+    refused = alice.post("/records/import", data={"text": "1. c3-d4 f6-zz", "game": "bashni"})
+    assert refused.status_code == 422 and "línea 1: jugada 2, f6-zz" in refused.text
+    bare = alice.post("/records/import", data={"text": "1. c3-d4", "game": "bashni"}, follow_redirects=False)
+    assert bare.status_code == 303 and bare.headers["location"].startswith("/records/")
