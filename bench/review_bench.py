@@ -74,6 +74,26 @@ async def review_once(game_name: str, start: str, moves: tuple[str, ...], proces
     return elapsed
 
 
+def cpu_seconds(game_name: str, start: str, moves: tuple[str, ...]) -> None:
+    """The review's CPU cost, whatever else the machine runs: what an idle machine's wall time is made of."""
+    from app.review import positions_of
+    from games.ai.analysis import analyse
+
+    positions = positions_of(game_name, start, moves)
+    costs = []
+    for index, position in enumerate(positions):
+        began = time.process_time()
+        # No time limit: the full depth, as an idle machine reaches it within POSITION_SECONDS.
+        analyse(game_name, position, positions[:index], time_limit=None)
+        costs.append(time.process_time() - began)
+    load = os.getloadavg()
+    print(
+        f"{game_name}: {len(positions)} positions, CPU {sum(costs):.1f} s in all, "
+        f"median {statistics.median(costs):.2f} s, slowest {max(costs):.2f} s; "
+        f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("game", nargs="?", default="bashni")
@@ -81,8 +101,14 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--cpu", action="store_true", help="instead: analyse every position in this process, summing CPU time"
+    )
     args = parser.parse_args()
     start, moves = game_line(args.game, args.plies, args.seed)
+    if args.cpu:
+        cpu_seconds(args.game, start, moves)
+        return
     times = [asyncio.run(review_once(args.game, start, moves, args.processes)) for _ in range(args.runs)]
     load = os.getloadavg()
     print(
