@@ -19,11 +19,13 @@ from app.db import make_engine, make_sessionmaker
 from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
-from app.routes import api, api_docs, events, ladder, pages
+from app.review import ReviewService, ReviewWorker
+from app.routes import api, api_docs, events, ladder, pages, record_pages, records
 from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
 from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
+from app.services.records import RecordService
 from app.texts import N_
 from app.web import localized, page_context, templates
 from games.base import GameError
@@ -38,9 +40,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         async with listening(app.state.broker):
             await app.state.computer.start()
             await app.state.deadlines.start()
+            await app.state.review_worker.start()
             try:
                 yield
             finally:
+                await app.state.review_worker.stop()
                 await app.state.deadlines.stop()
                 await app.state.computer.stop()
         app.state.engine.dispose()
@@ -83,6 +87,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.computer = computer
     app.state.deadlines = deadlines
     app.state.ladder = LadderService(sessions, matches)
+    app.state.records = RecordService(sessions)
+    app.state.review_worker = ReviewWorker(
+        sessions, processes=settings.computer_processes, clock=clock or now
+    )
+    app.state.reviews = ReviewService(sessions, clock=clock or now, wake=app.state.review_worker.wake)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
@@ -92,6 +101,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(events.router)
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
+    app.include_router(records.api_router)
+    app.include_router(record_pages.router)
     _install_error_handlers(app)
     # Outermost last: headers on everything, then the cheap refusals before any work.
     if settings.rate_limits:

@@ -140,3 +140,50 @@ class LadderRun(Base):
     match_id: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class ImportedRecord(Base):
+    """A game read from a record (issue 18): replayed and analysed, never played on."""
+
+    __tablename__ = "game_records"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    game: Mapped[str] = mapped_column(String(16))
+    initial_position: Mapped[str] = mapped_column(Text)
+    position: Mapped[str] = mapped_column(Text)
+    #: JSON lists: the plies in notation, and every position (start first).
+    moves: Mapped[str] = mapped_column(Text)
+    positions: Mapped[str] = mapped_column(Text)
+    #: JSON list of [name, value] tag pairs as read (Event, White, …).
+    tags: Mapped[str] = mapped_column(Text, default="[]")
+    winner: Mapped[str | None] = mapped_column(String(4))
+    #: None while the record's game is unfinished.
+    reason: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Review(Base):
+    """The computer's review of one line of play, keyed by what was played, not by whom.
+
+    The key is a hash of game, start and moves, so a match and an imported copy of it
+    share one review, and asking twice computes once. The table is the work queue:
+    ``status`` queued -> running -> done (or failed), claimed with a lease like the
+    computer's turns.
+    """
+
+    __tablename__ = "reviews"
+
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game: Mapped[str] = mapped_column(String(16))
+    initial_position: Mapped[str] = mapped_column(Text)
+    moves: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    #: Positions analysed so far, of ``total`` (one per ply plus the start).
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer)
+    #: JSON list, one entry per position (null until computed).
+    results: Mapped[str] = mapped_column(Text, default="[]")
+    error: Mapped[str | None] = mapped_column(Text)
+    requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
+    claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

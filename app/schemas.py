@@ -56,6 +56,8 @@ class MatchCreate(Strict):
     )
     #: null (or absent): untimed, as before time controls existed.
     time_control: TimeControlBody | None = None
+    #: Start from this position string instead of the game's start (issue 18).
+    position: str | None = Field(default=None, max_length=2000)
 
     @field_validator("name")
     @classmethod

@@ -185,9 +185,13 @@ DEFAULT_LIMITS = {"create": Limit("create", 0.5, 20), "move": Limit("move", 20.0
 
 
 def classify(method: str, path: str) -> str | None:
+    if method == "GET" and path.endswith("/best"):
+        return "create"  # a search of the computer's strongest level: as costly as a new match
     if method != "POST":
         return None
-    if path in ("/api/matches", "/matches", "/api/ladder/runs", "/ladder/runs"):
+    if path in ("/api/matches", "/matches", "/api/ladder/runs", "/ladder/runs", "/positions/play"):
+        return "create"
+    if path in ("/api/records", "/records/import") or path.endswith("/review"):
         return "create"
     if path.endswith("/moves") or path.endswith("/click"):
         return "move"

@@ -68,6 +68,7 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         options=body.options,
         computer_level=level,
         time_control=control,
+        position=body.position,
     )
     assert change.seat is not None
     return {

@@ -397,9 +397,10 @@ def build_match(
     public: bool = False,
     started: datetime | None = None,
     time_control: timing.TimeControl | None = None,
+    initial: str | None = None,
 ) -> Match:
-    """A new match at the game's start position (not yet added to a session)."""
-    start = game.format_position(game.initial(**options))
+    """A new match at the game's start position, or at ``initial`` (not yet added to a session)."""
+    start = initial if initial is not None else game.format_position(game.initial(**options))
     match = Match(
         id=new_match_id(),
         game=game.name,
@@ -623,14 +624,15 @@ class MatchService:
         options: dict[str, Any] | None = None,
         computer_level: int | None = None,
         time_control: dict[str, Any] | None = None,
+        position: str | None = None,
     ) -> Change:
         """A new match with the creator seated; against the computer it starts at once.
-
 
         ``options`` go to the engine's ``initial``; ``None`` means the game's
         ``new_match_options`` (Bilsang: ``line,quiet=300``), which are stored with
         the match like chosen ones, so a rematch keeps them. ``time_control`` is the
         JSON form of app/services/clocks.py (``None``: untimed).
+        ``position`` starts it from that position string instead of the game's start.
         """
         try:
             game = games.get(game_name)
@@ -640,6 +642,7 @@ class MatchService:
             control = timing.parse(time_control)
         except timing.TimeControlError as exc:
             raise Invalid(str(exc)) from None
+        initial = None if position is None else start_position(game, position)
         if side not in SIDE_CHOICES:
             raise Invalid(N_("side must be one of %(choices)s"), choices=", ".join(SIDE_CHOICES))
         name = clean_name(name)
@@ -664,6 +667,7 @@ class MatchService:
                 public=public and computer_level is None,
                 started=self.clock(),
                 time_control=control,
+                initial=initial,
             )
         except (TypeError, ValueError) as exc:
             raise Invalid(N_("bad options for %(game)s: %(detail)s"), game=game_name, detail=exc) from None
@@ -1042,6 +1046,7 @@ class MatchService:
             status="playing",
             started=self.clock(),
             time_control=time_control_of(match),
+            initial=match.initial_position,
         )
         db.add(fresh)
         return fresh.id
@@ -1094,6 +1099,17 @@ class MatchService:
         if turn_changed:
             match.turn_started_at = self.clock() if match.status == "playing" else None
         settle_turn(match, self.clock())
+
+
+def start_position(game: Game, text: str) -> str:  # type: ignore[type-arg]
+    """A position to start a match from, in canonical form; ``Invalid`` naming the field."""
+    try:
+        state = game.parse_position(text)
+    except GameError as exc:
+        raise Invalid(f"position: {exc}") from None
+    if not game.legal_moves(state):
+        raise Invalid(N_("position: the game is already over in this position"))
+    return game.format_position(state)
 
 
 def computer_name(level: int) -> str:

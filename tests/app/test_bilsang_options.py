@@ -15,7 +15,9 @@ def state(client: TestClient, match_id: str) -> dict:
     return client.get(f"/api/matches/{match_id}").json()
 
 
-def test_a_new_bilsang_match_defaults_to_same_line_pairs_quiet_300(alice: TestClient, bob: TestClient) -> None:
+def test_a_new_bilsang_match_defaults_to_same_line_pairs_quiet_300(
+    alice: TestClient, bob: TestClient
+) -> None:
     match_id = create(alice, "bilsang")
     assert state(alice, match_id)["position"] == START + " line,quiet=300"
     bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})

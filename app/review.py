@@ -1,0 +1,360 @@
+"""The computer's review of a game: a queue in the database, worker processes that think.
+
+Asking for a review stores a ``reviews`` row (status ``queued``) keyed by a hash
+of the game, its start and its moves, so asking again, from the match or from
+an imported copy, finds the same row and computes nothing twice. Every app
+process runs one ``ReviewWorker``: it claims the oldest open review (``FOR
+UPDATE SKIP LOCKED`` and a lease in ``claimed_until``, renewed while it works,
+as the computer's turns are claimed), has a spawn-based process pool analyse
+the positions not yet analysed (``games.ai.analysis.analyse``, CPU-bound, off
+the event loop, at a lower OS priority than the computer's replies so a review
+never slows a game in play), and stores each result as it arrives: that is the
+progress players see, and what a worker that takes over after a crash keeps.
+
+Marks (``mark_plies``): a move that lowers its mover's winning chance (see
+``games.ai.analysis``) by ``INACCURACY`` percentage points or more is an
+inaccuracy, by ``BLUNDER`` or more a blunder; a move the search itself prefers
+is never marked. The better move is the search's best move in the position
+before.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.models import Review
+from app.services.errors import Conflict
+from app.services.matches import now
+from app.services.records import Line
+from app.texts import N_
+from games.base import GameError
+
+log = logging.getLogger(__name__)
+
+#: Percentage points of the mover's winning chance a move may lose before it is marked.
+INACCURACY = 10.0
+BLUNDER = 25.0
+#: Seconds of search per position at most (the strongest level is far quicker).
+POSITION_SECONDS = 6.0
+
+MARK_LABELS = {"inaccuracy": N_("inaccuracy"), "blunder": N_("blunder")}
+
+
+def review_key(game: str, initial: str, moves: tuple[str, ...]) -> str:
+    text = "\n".join((game, initial, *moves))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _lower_priority() -> None:
+    # Reviews may wait; the computer's replies to a player in a game may not.
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(10)
+
+
+def analyse_position(game: str, position: str, history: tuple[str, ...]) -> dict[str, Any]:
+    """Runs in a worker process."""
+    from games.ai.analysis import analyse
+
+    return analyse(game, position, history, time_limit=POSITION_SECONDS)
+
+
+def mark_plies(
+    game: str, line_moves: tuple[str, ...], results: list[dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """Per position (0 = start): the review as the API shows it, with marks and better moves."""
+    out: list[dict[str, Any]] = []
+    for ply, result in enumerate(results):
+        if result is None:
+            continue
+        entry = {
+            "ply": ply,
+            "score": None if result["score"] is None else round(result["score"] / 100, 2),
+            "win_in": result["win_in"],
+            "chance": result["chance"],
+            "best": result["best"],
+            "depth": result["depth"],
+            "mark": None,
+            "better": None,
+        }
+        before = results[ply - 1] if ply > 0 else None
+        if before is not None:
+            played = line_moves[ply - 1]
+            # The chance is the first player's; the mover of ply k is whoever was to move before it.
+            first_moved = before["first_to_move"]
+            drop = before["chance"] - result["chance"] if first_moved else result["chance"] - before["chance"]
+            if before["best"] is not None and before["best"] != played:
+                if drop >= BLUNDER:
+                    entry["mark"] = "blunder"
+                elif drop >= INACCURACY:
+                    entry["mark"] = "inaccuracy"
+                if entry["mark"] is not None:
+                    entry["better"] = before["best"]
+        out.append(entry)
+    return out
+
+
+@dataclass(frozen=True)
+class ReviewJob:
+    key: str
+    game: str
+    positions: tuple[str, ...]
+    missing: tuple[int, ...]
+
+
+class ReviewService:
+    """Ask for, and read, reviews. Never computes: the worker does."""
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        clock: Callable[[], datetime] = now,
+        wake: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.sessions = sessions
+        self.clock = clock
+        self.wake = wake
+
+    def request(self, line: Line) -> Review:
+        """Queue a review of ``line`` unless one exists (a failed one is queued again)."""
+        if line.kind == "match" and not line.finished:
+            raise Conflict(N_("a match is reviewed once it is over"))
+        key = review_key(line.game, line.initial, line.moves)
+        with self.sessions.begin() as db:
+            review = db.get(Review, key, with_for_update=True)
+            if review is None:
+                total = len(line.moves) + 1
+                review = Review(
+                    key=key,
+                    game=line.game,
+                    initial_position=line.initial,
+                    moves=json.dumps(list(line.moves)),
+                    status="queued",
+                    done=0,
+                    total=total,
+                    results=json.dumps([None] * total),
+                    requested_at=self.clock(),
+                )
+                db.add(review)
+            elif review.status == "failed":
+                review.status = "queued"
+                review.error = None
+                review.claimed_until = None
+        self.wake()
+        found = self.find(line)
+        assert found is not None
+        return found
+
+    def find(self, line: Line) -> Review | None:
+        with self.sessions() as db:
+            review = db.get(Review, review_key(line.game, line.initial, line.moves))
+            if review is not None:
+                db.expunge(review)
+            return review
+
+
+def review_public(review: Review | None, line: Line) -> dict[str, Any] | None:
+    if review is None:
+        return None
+    results = json.loads(review.results)
+    return {
+        "status": review.status,
+        "done": review.done,
+        "total": review.total,
+        "plies": mark_plies(review.game, line.moves, results),
+        "error": review.error,
+    }
+
+
+class ReviewWorker:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        processes: int = 2,
+        lease: timedelta = timedelta(seconds=30),
+        poll_seconds: float = 2.0,
+        clock: Callable[[], datetime] = now,
+        use_pool: bool = True,
+    ) -> None:
+        self.sessions = sessions
+        self.processes = processes
+        self.lease = lease
+        self.poll_seconds = poll_seconds
+        self.clock = clock
+        self.use_pool = use_pool
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._pool: Executor | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.computed = 0  # positions analysed by this worker (tests read it)
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        if self.use_pool:
+            self._pool = self._new_pool()
+        self._task = asyncio.create_task(self._run())
+        self._wake.set()  # reviews left over from before a restart
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        # spawn: forking a process that runs threads (the server) is not safe.
+        context = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(
+            max_workers=self.processes, mp_context=context, initializer=_lower_priority
+        )
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def wake(self) -> None:
+        """Safe from any thread: a review may be waiting."""
+        if self._loop is not None and self._wake is not None:
+            self._loop.call_soon_threadsafe(self._wake.set)
+
+    async def best_move(self, game: str, position: str, history: tuple[str, ...] = ()) -> dict[str, Any]:
+        """The strongest level's view of one position, computed in the pool (the analysis board)."""
+        loop = asyncio.get_running_loop()
+        if self._pool is not None:
+            return await loop.run_in_executor(self._pool, analyse_position, game, position, history)
+        return await asyncio.to_thread(analyse_position, game, position, history)
+
+    async def _run(self) -> None:
+        assert self._wake is not None
+        while True:
+            try:
+                job = await asyncio.to_thread(self.claim)
+            except Exception:
+                log.exception("could not claim a review")
+                job = None
+            if job is None:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
+                continue
+            try:
+                await self._work(job)
+            except GameError as exc:  # the line itself cannot be analysed: retrying will not help
+                log.exception("review %s failed", job.key)
+                await asyncio.to_thread(self._fail, job.key, f"{type(exc).__name__}: {exc}")
+            except Exception:
+                # A database hiccup or a worker process that died: keep what is stored and
+                # let the review be claimed again shortly, by us or by another process.
+                log.exception("review %s interrupted; it will be retried", job.key)
+                if isinstance(self._pool, ProcessPoolExecutor) and getattr(self._pool, "_broken", False):
+                    self._pool.shutdown(wait=False, cancel_futures=True)
+                    self._pool = self._new_pool()
+                with contextlib.suppress(Exception):
+                    await asyncio.to_thread(self._release, job.key)
+                await asyncio.sleep(self.poll_seconds)
+
+    def claim(self) -> ReviewJob | None:
+        moment = self.clock()
+        with self.sessions.begin() as db:
+            stmt = (
+                select(Review)
+                .where(
+                    Review.status.in_(("queued", "running")),
+                    or_(Review.claimed_until.is_(None), Review.claimed_until < moment),
+                )
+                .order_by(Review.requested_at)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            )
+            review = db.scalars(stmt).first()
+            if review is None:
+                return None
+            review.status = "running"
+            review.claimed_until = moment + self.lease
+            results = json.loads(review.results)
+            positions = positions_of(review.game, review.initial_position, tuple(json.loads(review.moves)))
+            missing = tuple(i for i, r in enumerate(results) if r is None)
+            return ReviewJob(review.key, review.game, positions, missing)
+
+    async def _work(self, job: ReviewJob) -> None:
+        loop = asyncio.get_running_loop()
+        futures: dict[asyncio.Future[dict[str, Any]], int] = {}
+        for index in job.missing:
+            history = job.positions[:index]
+            if self._pool is not None:
+                future = loop.run_in_executor(
+                    self._pool, analyse_position, job.game, job.positions[index], history
+                )
+            else:
+                future = asyncio.ensure_future(
+                    asyncio.to_thread(analyse_position, job.game, job.positions[index], history)
+                )
+            futures[future] = index
+        pending = set(futures)
+        while pending:
+            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            batch = {futures[f]: f.result() for f in finished}
+            self.computed += len(batch)
+            await asyncio.to_thread(self._store, job, batch, not pending)
+
+    def _store(self, job: ReviewJob, batch: dict[int, dict[str, Any]], last: bool) -> None:
+        with self.sessions.begin() as db:
+            review = db.get(Review, job.key, with_for_update=True)
+            if review is None:
+                return
+            results = json.loads(review.results)
+            for index, result in batch.items():
+                game_first = first_to_move(job.game, job.positions[index])
+                results[index] = {**result, "first_to_move": game_first}
+            review.results = json.dumps(results)
+            review.done = sum(1 for r in results if r is not None)
+            review.claimed_until = self.clock() + self.lease  # alive and working: keep the lease
+            if last and review.done == review.total:
+                review.status = "done"
+                review.finished_at = self.clock()
+                review.claimed_until = None
+
+    def _release(self, key: str) -> None:
+        with self.sessions.begin() as db:
+            review = db.get(Review, key, with_for_update=True)
+            if review is not None and review.status == "running":
+                review.claimed_until = None
+
+    def _fail(self, key: str, error: str) -> None:
+        with self.sessions.begin() as db:
+            review = db.get(Review, key, with_for_update=True)
+            if review is not None:
+                review.status = "failed"
+                review.error = error[:500]
+                review.claimed_until = None
+
+
+def positions_of(game_name: str, initial: str, moves: tuple[str, ...]) -> tuple[str, ...]:
+    import games
+
+    game = games.get(game_name)
+    state = game.parse_position(initial)
+    out = [game.format_position(state)]
+    for text in moves:
+        state = game.play(state, text)
+        out.append(game.format_position(state))
+    return tuple(out)
+
+
+def first_to_move(game_name: str, position: str) -> bool:
+    import games
+
+    game = games.get(game_name)
+    return game.to_move(game.parse_position(position)) == game.sides[0]

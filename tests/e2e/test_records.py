@@ -1,0 +1,87 @@
+"""A game's record travels: exported in one browser, imported in another, stepped through, and
+played on from ply 10 against the computer."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from games import records
+from tests.app.helpers import BASHNI_WIN
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+
+def test_export_import_step_and_play_from_ply_10(
+    server: LiveServer, browser, shots: Path, tmp_path: Path
+) -> None:
+    alice_ctx = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    bob_ctx = browser.new_context(viewport={"width": 1280, "height": 800}, accept_downloads=True)
+    carol_ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    alice, bob, carol = alice_ctx.new_page(), bob_ctx.new_page(), carol_ctx.new_page()
+
+    # Alice and Bob play a whole Bashni game (through the JSON API, with their cookies).
+    created = alice.request.post(
+        server.url + "/api/matches", data={"game": "bashni", "name": "Alice", "side": "first"}
+    )
+    match_id = created.json()["id"]
+    assert bob.request.post(server.url + f"/api/matches/{match_id}/join", data={"name": "Bob"}).ok
+    for ply, move in enumerate(BASHNI_WIN):
+        player = alice if ply % 2 == 0 else bob
+        answer = player.request.post(
+            server.url + f"/api/matches/{match_id}/moves", data={"move": move, "ply": ply}
+        )
+        assert answer.ok, answer.text()
+
+    # Export from the match page.
+    alice.goto(f"{server.url}/matches/{match_id}")
+    expect(alice.locator(".banner.result")).to_contain_text("Alice wins")
+    with alice.expect_download() as info:
+        alice.click("[data-download=record]")
+    download = info.value
+    assert download.suggested_filename.startswith("tablero-bashni-")
+    assert download.suggested_filename.endswith(f"{match_id}.pdn")
+    saved = tmp_path / download.suggested_filename
+    download.save_as(saved)
+    assert records.parse(saved.read_text(encoding="utf-8")).moves == tuple(BASHNI_WIN)
+    with alice.expect_download() as picture:
+        alice.click("[data-download=svg]")
+    assert picture.value.suggested_filename.endswith(".svg")
+
+    # Carol, in another browser, imports the file and steps through the game.
+    carol.goto(server.url + "/records/import")
+    carol.set_input_files("input[name=file]", str(saved))
+    carol.click("[data-action=import]")
+    expect(carol).to_have_url(re.compile(r"/records/[\w-]+$"))
+    expect(carol.locator("h1")).to_contain_text("Alice")
+    expect(carol.locator(".analysis-steps .where")).to_contain_text("29 of 29")
+    carol.click("[data-step=first]")
+    for ply in range(1, 11):
+        carol.click("[data-step=next]")
+        expect(carol.locator(".analysis-steps .where")).to_have_attribute("data-at", str(ply))
+    ply10 = carol.locator("#analysis-board").get_attribute("data-position")
+    assert ply10 == records.parse(" ".join(BASHNI_WIN), "bashni").positions[10]
+    carol.screenshot(path=str(shots / "imported-ply10.png"))
+    assert carol.evaluate("document.documentElement.scrollWidth") <= 390
+
+    # ... and starts a game against the computer from there.
+    carol.fill("#play input[name=name]", "Carol")
+    carol.select_option("#play select[name=opponent]", "easy")
+    carol.click("[data-action=play-from-here]")
+    expect(carol.locator(".players")).to_contain_text("Computer 1")
+    expect(carol.locator(".players")).to_contain_text("Carol")
+    new_match = carol.url.rsplit("/", 1)[1]
+    state = carol.request.get(f"{server.url}/api/matches/{new_match}").json()
+    assert state["position"] == ply10 and state["ply"] == 0 and state["to_move"] == "w"
+    assert (
+        carol.request.get(f"{server.url}/api/matches/{new_match}/record")
+        .text()
+        .count(f'[Position "{ply10}"]')
+        == 1
+    )
+    expect(carol.locator(".banner.mine")).to_have_count(1, timeout=30000)  # Carol (White) to move at ply 10
+    carol.screenshot(path=str(shots / "from-ply10.png"))
