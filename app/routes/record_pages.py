@@ -11,11 +11,11 @@ import games
 from app import boards, graph
 from app.review import MARK_LABELS, review_public
 from app.routes.pages import computer_level
-from app.texts import STRENGTHS
 from app.routes.records import load_line
 from app.services.clicks import follow
 from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.records import Line, RecordInvalid, TooLarge, translate_error
+from app.texts import STRENGTHS
 from app.web import ensure_player, page_context, remember_name, templates
 from games.base import GameError
 
