@@ -42,6 +42,8 @@ class Match(Base):
     draw_offer: Mapped[str | None] = mapped_column(String(4))
     takeback_offer: Mapped[str | None] = mapped_column(String(4))
     rematch_id: Mapped[str | None] = mapped_column(String(16))
+    #: On a finished match: the side that offers a rematch, until it is answered.
+    rematch_offer: Mapped[str | None] = mapped_column(String(4))
     #: Bumped on every change; it is the id of the match's server-sent events.
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -83,6 +83,8 @@ class MatchPublic(BaseModel):
     draw_offer: str | None = None
     takeback_offer: str | None = None
     rematch_id: str | None = None
+    #: On a finished match, the side asking for a rematch (see ``/rematch`` with an action).
+    rematch_offer: str | None = None
 
 
 class LegalMoves(BaseModel):
