@@ -39,8 +39,13 @@ def play_randomly_until_the_end(page: Page, rng: random.Random, max_taps: int = 
             continue
         handle = targets.nth(rng.randrange(count)).element_handle()
         handle.click()
-        # Every tap is answered with a fresh partial: wait until the tapped point is gone.
-        page.wait_for_function("element => !element.isConnected", arg=handle, timeout=60000)
+        # A tap is walked in the page (the point stops being a target, or is chosen) and
+        # the last tap of a move brings a fresh partial (the point is replaced).
+        page.wait_for_function(
+            "el => !el.isConnected || el.classList.contains('chosen') || !el.classList.contains('target')",
+            arg=handle,
+            timeout=60000,
+        )
     raise AssertionError("the game did not end")
 
 
@@ -55,7 +60,7 @@ def test_a_whole_game_against_the_easy_computer(
     page.check("input[name=side][value=first]")
     page.select_option("select[name=opponent]", "easy")
     page.click("form.stack button[type=submit]")
-    expect(page.locator(".players")).to_contain_text("Computer 1")
+    expect(page.locator(".player-top")).to_contain_text("Computer 1")
     expect(page.locator("#invite-url")).to_have_count(0)  # nobody to invite
     play_randomly_until_the_end(page, random.Random(7))
     banner = page.locator(".banner.result").inner_text()
