@@ -179,7 +179,7 @@ def board_data(view: BoardView) -> dict[str, Any]:
     if view.game == "bobail":
         return {"squares": bobail_squares(_bobail_preview(view.state, view.chosen), view.flipped)}
     if view.game == "bilsang":
-        return bilsang_view(view.state, view.targets)
+        return bilsang_view(view.state, view.targets | view.extra.get("cells", frozenset()))
     raise ValueError(f"no board for {view.game!r}")
 
 
@@ -209,3 +209,107 @@ def counters(game_name: str, state: Any) -> list[tuple[str, str]]:
             (N_("Plies without removal"), f"{state.quiet} / 100"),
         ]
     return []
+
+
+# ------------------------------------------------------------------ the tap-by-tap view
+#
+# The click tree (``app.services.clicks.click_tree``) says which points may come next.
+# What follows adds what a player should *see* between taps: a hint for the banner and
+# pieces drawn where the taps so far have put them. Both are read off the tree's paths
+# and the position; the browser only shows them.
+
+
+def annotate_tree(game_name: str, state: Any, tree: dict[str, Any]) -> dict[str, Any]:
+    """Add ``hint`` (a key of STEP_HINTS) and ``draw`` (pieces to show) to inner nodes."""
+
+    def walk(node: dict[str, Any], path: tuple[str, ...]) -> None:
+        children = node.get("next", {})
+        if path and children:
+            note = _step_note(game_name, state, path)
+            if note:
+                node.update(note)
+        for point, child in children.items():
+            walk(child, (*path, point))
+
+    walk(tree, ())
+    return tree
+
+
+def _step_note(game_name: str, state: Any, path: tuple[str, ...]) -> dict[str, Any] | None:
+    if game_name == "morris":
+        placing = (state.white_hand if state.side == "w" else state.black_hand) > 0
+        # A placement or slide that goes on to a removal has closed a mill.
+        if placing and len(path) == 1:
+            return {"hint": "remove", "draw": [["place", path[0]]]}
+        if not placing and len(path) == 2:
+            return {"hint": "remove", "draw": [["move", path[0], path[1]]]}
+        return None
+    if game_name == "bobail" and len(path) == 2:
+        return {"hint": "electron", "draw": [["move", path[0], path[1]]]}
+    if game_name == "bashni" and len(path) >= 2:
+        return {"hint": "capture", "draw": [["move", path[-2], path[-1]]]}
+    return None
+
+
+#: The banner's words for a step of a move (keys used by ``annotate_tree``).
+STEP_HINTS = {
+    "remove": N_("You closed a mill: remove one of your opponent's pieces."),
+    "electron": N_("Now move one of your electrons."),
+    "capture": N_("Keep capturing: tap the next square."),
+}
+
+
+def move_steps(game: Game, before: Any, notation: str | None) -> list[tuple[str, str]]:  # type: ignore[type-arg]
+    """The (from, to) slides of a move, for the board's animation."""
+    if notation is None or before is None:
+        return []
+    try:
+        move = game.parse_move(before, notation)
+    except games.GameError:
+        return []
+    points = game.clicks(move)
+    if game.name == "bashni":
+        return [(points[0], points[-1])]
+    if game.name == "morris":
+        return [(points[0], points[1])] if move.origin is not None else []
+    return [(points[i], points[i + 1]) for i in range(0, len(points) - 1, 2)]
+
+
+def move_kind(game_name: str, before: Any, after: Any, notation: str | None) -> str:
+    """ "capture" when the move took something (for the sound), else "move"."""
+    if notation is None or before is None:
+        return ""
+    if game_name == "bashni":
+        return "capture" if ":" in notation else "move"
+    if game_name == "morris":
+        return "capture" if "x" in notation else "move"
+    if game_name == "bilsang":
+        return "capture" if len(after.cells) < len(before.cells) else "move"
+    return "move"
+
+
+def move_rows(game: Game, notations: list[str]) -> list[dict[str, Any]]:  # type: ignore[type-arg]
+    """The move list: a row per turn cycle (two plies), Bilsang a row per ply.
+
+    Each cell is (ply after it, notation); a row's number is the turn cycle.
+    """
+    per_row = 1 if game.name == "bilsang" else 2
+    cells = [(ply + 1, text) for ply, text in enumerate(notations)]
+    return [
+        {"number": start // per_row + 1, "cells": cells[start : start + per_row]}
+        for start in range(0, len(cells), per_row)
+    ]
+
+
+def bilsang_hints(state: Any) -> list[str]:
+    """What a Bilsang player must keep in mind this turn, as msgids (the banner shows them)."""
+    hints = []
+    if state.axis == "h":
+        hints.append(N_("This turn the buoys move horizontally."))
+    elif state.axis == "v":
+        hints.append(N_("This turn the buoys move vertically."))
+    if state.penalised:
+        hints.append(N_("Penalty: you may move only one buoy this turn."))
+    if state.forbidden:
+        hints.append(N_("The two buoys marked ✕ may not move together."))
+    return hints

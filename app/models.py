@@ -46,6 +46,8 @@ class Match(Base):
     #: Every move's notation so far, one a line, oldest first: the moves table's
     #: notations, kept here so that answering a move needs only this row.
     notations: Mapped[str] = mapped_column(Text, default="", server_default="")
+    #: On a finished match: the side that offers a rematch, until it is answered.
+    rematch_offer: Mapped[str | None] = mapped_column(String(4))
     #: Bumped on every change; it is the id of the match's server-sent events.
     version: Mapped[int] = mapped_column(Integer, default=1)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

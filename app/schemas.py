@@ -139,6 +139,9 @@ class MatchPublic(BaseModel):
     #: The side to move of a real-time match that has been away for a minute (claimable).
     away: str | None = None
 
+    #: On a finished match, the side asking for a rematch (see ``/rematch`` with an action).
+    rematch_offer: str | None = None
+
 
 class MyMatch(BaseModel):
     id: str

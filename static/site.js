@@ -44,11 +44,28 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   if (incoming < shown || (refresh && incoming === shown)) event.detail.shouldSwap = false;
 });
 
-// Tappable board points are SVG elements with role=button: Enter or Space taps them.
-document.addEventListener("keydown", (event) => {
-  const point = event.target.closest && event.target.closest("[role=button][hx-post]");
-  if (point && (event.key === "Enter" || event.key === " ")) {
-    event.preventDefault();
-    point.dispatchEvent(new MouseEvent("click", { bubbles: true }));
-  }
+// Dark or light: the system decides unless the player chose (remembered in this browser).
+window.tableroTheme = {
+  apply() {
+    let chosen = null;
+    try { chosen = localStorage.getItem("tablero-theme"); } catch { /* private mode */ }
+    if (chosen === "dark" || chosen === "light") document.documentElement.dataset.theme = chosen;
+    else delete document.documentElement.dataset.theme;
+  },
+  toggle() {
+    const dark = document.documentElement.dataset.theme
+      ? document.documentElement.dataset.theme === "dark"
+      : window.matchMedia("(prefers-color-scheme: dark)").matches;
+    try { localStorage.setItem("tablero-theme", dark ? "light" : "dark"); } catch { /* private mode */ }
+    this.apply();
+  },
+};
+window.tableroTheme.apply();
+
+// The language switch keeps the whole address, so a shared ?at= position survives it.
+document.addEventListener("click", (event) => {
+  const link = event.target.closest && event.target.closest("nav.lang a[hreflang]");
+  if (!link) return;
+  const next = window.location.pathname + window.location.search;
+  link.href = `/lang/${link.hreflang}?next=${encodeURIComponent(next)}`;
 });

@@ -116,9 +116,16 @@ def takeback(match_id: str, body: OfferAction, request: Request) -> dict[str, An
 
 
 @router.post("/matches/{match_id}/rematch", response_model=MatchPublic)
-def rematch(match_id: str, request: Request) -> dict[str, Any]:
-    """Start (or find) the rematch, sides swapped; both players are seated in it."""
-    return state(request, service(request).rematch(match_id, viewer_hash(request)).match)
+def rematch(match_id: str, request: Request, body: OfferAction | None = None) -> dict[str, Any]:
+    """Without a body: start (or find) the rematch at once, sides swapped, and answer its state.
+
+    With ``{"action": "offer"|"accept"|"decline"}``: ask the opponent first, as the match
+    page does; the answer is this match's state, whose ``rematch_id`` is set once the
+    opponent accepts (the computer accepts at once).
+    """
+    if body is None:
+        return state(request, service(request).rematch(match_id, viewer_hash(request)).match)
+    return state(request, service(request).answer_rematch(match_id, viewer_hash(request), body.action).match)
 
 
 @router.post("/matches/{match_id}/abort", response_model=MatchPublic)

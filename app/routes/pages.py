@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
+import segno
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from sqlalchemy import text
@@ -14,9 +16,9 @@ from app import boards, i18n, texts
 from app.config import ROOT
 from app.models import Match
 from app.services import clocks as timing
-from app.services.clicks import follow
+from app.services.clicks import click_tree, follow, tree_points
 from app.services.errors import Invalid, NotFound, ServiceError
-from app.services.matches import MatchService, clock_state, history, seat_of
+from app.services.matches import MatchService, clock_state, history, other_side, seat_of
 from app.services.tokens import continue_code
 from app.texts import N_
 from app.web import (
@@ -239,6 +241,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
     seat = seat_of(match, viewer)
     positions = history(match)
     at = extra.pop("at", None)
+    # Browsing: an earlier position is shown while the match goes on (or after it ended).
     replay = at is not None and 0 <= at < len(positions) - 1
     shown_ply = at if replay else len(positions) - 1
     state = positions[shown_ply]
@@ -248,8 +251,10 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         not replay and seat is not None and match.status == "playing" and game.to_move(state) == seat.side
     )
     targets: frozenset[str] = frozenset()
+    tree: dict[str, Any] | None = None
     if my_turn:
         targets = follow(game, state, taps).next_points
+        tree = boards.annotate_tree(game.name, state, click_tree(game, state))
     view = boards.BoardView(
         game=game.name,
         state=state,
@@ -258,6 +263,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         last=boards.last_move_points(game, before, last_notation),
         flipped=seat is not None and seat.side == game.sides[1],
         position_text=game.format_position(state),
+        extra={"cells": frozenset(tree_points(tree)) if tree else frozenset()},
     )
     gettext = i18n.translations(language(request)).gettext
     names = {s.side: texts.seat_name(match.game, s, gettext) for s in match.seats}
@@ -269,6 +275,10 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
     if seat is not None:
         code = continue_code(settings(request).secret_key, seat.id)
         continue_link = str(request.url_for("continue_here", match_id=match.id, seat_id=seat.id, code=code))
+    invite_url = str(request.url_for("match_page", match_id=match.id))
+    against_computer = any(s.ai_level is not None for s in match.seats)
+    # The top of the board is the viewer's opponent; spectators see the first side at the bottom.
+    bottom = seat.side if seat is not None else game.sides[0]
     return page_context(
         request,
         match=match,
@@ -276,16 +286,34 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         seat=seat,
         view=view,
         names=names,
+        players_title=" – ".join(names.get(side, "…") for side in game.sides),
         my_turn=my_turn,
         to_move=game.to_move(state),
         replay=replay,
         shown_ply=shown_ply,
         counters=boards.counters(game.name, state),
         spectators=request.app.state.broker.spectators(match.id),
-        invite_url=str(request.url_for("match_page", match_id=match.id)),
+        invite_url=invite_url,
+        invite_qr=invite_qr(invite_url) if match.status == "waiting" and seat is not None else "",
         continue_link=continue_link,
+        against_computer=against_computer,
+        sides_top_bottom=(other_side(game, bottom), bottom),
         board=boards.board_data(view),
+        click_tree=json.dumps(tree, separators=(",", ":")) if tree else "",
+        step_hints=boards.STEP_HINTS,
+        turn_hints=boards.bilsang_hints(state) if my_turn and game.name == "bilsang" else [],
+        move_rows=boards.move_rows(game, [m.notation for m in match.moves]),
+        last_steps=json.dumps(boards.move_steps(game, before, last_notation)),
+        last_kind=boards.move_kind(game.name, before, state, last_notation),
         **extra,
+    )
+
+
+def invite_qr(url: str) -> str:
+    """The invite link as an inline SVG QR code, drawn by the server (no script, no image request)."""
+    code = segno.make(url, error="m")
+    return str(
+        code.svg_inline(scale=1, border=2, svgclass="qr", lineclass="qr-line", omitsize=True, dark="#000")
     )
 
 
@@ -322,9 +350,10 @@ def match_claims(request: Request, match_id: str) -> Response:
 
 
 @router.get("/matches/{match_id}/live", response_class=HTMLResponse)
-def match_live(request: Request, match_id: str) -> Response:
+def match_live(request: Request, match_id: str, at: int | None = None) -> Response:
+    """The changing part of the match page; ``at`` shows an earlier position (browsing)."""
     match = service(request).get(match_id)
-    return templates.TemplateResponse(request, "partials/live.html", match_context(request, match))
+    return templates.TemplateResponse(request, "partials/live.html", match_context(request, match, at=at))
 
 
 def _live_or_redirect(
@@ -377,15 +406,29 @@ ACTIONS = {
 }
 
 
+REMATCH_ACTIONS = {
+    "rematch": "offer",
+    "rematch-offer": "offer",
+    "rematch-accept": "accept",
+    "rematch-decline": "decline",
+}
+
+
 @router.post("/matches/{match_id}/act", response_class=HTMLResponse)
 def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Response:
     svc = service(request)
-    if action == "rematch":
-        change = svc.rematch(match_id, viewer_hash(request))
-        response = RedirectResponse(f"/matches/{change.match.id}", status_code=303)
-        if is_htmx(request):
-            response = Response(status_code=204, headers={"HX-Redirect": f"/matches/{change.match.id}"})
-        return response
+    if action in REMATCH_ACTIONS:
+        # Asked, not imposed: the rematch starts when the opponent accepts (the computer always does).
+        try:
+            change = svc.answer_rematch(match_id, viewer_hash(request), REMATCH_ACTIONS[action])
+        except ServiceError as exc:
+            return _live_or_redirect(request, match_id, error=str(exc))
+        rematch_id = change.match.rematch_id
+        if rematch_id is not None:
+            if is_htmx(request):
+                return Response(status_code=204, headers={"HX-Redirect": f"/matches/{rematch_id}"})
+            return RedirectResponse(f"/matches/{rematch_id}", status_code=303)
+        return _live_or_redirect(request, match_id)
     handler = ACTIONS.get(action)
     if handler is None:
         return _live_or_redirect(request, match_id, error=N_("That action is not known."))

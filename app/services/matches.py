@@ -186,6 +186,7 @@ def state_of(match: Match, moment: datetime | None = None) -> dict[str, Any]:
         "takeback_offer": match.takeback_offer,
         "rematch_id": match.rematch_id,
         **clock_state(match, to_move, moment or now()),
+        "rematch_offer": match.rematch_offer,
     }
 
 
@@ -365,6 +366,7 @@ def answer(
         "draw_offer": values["draw_offer"],
         "takeback_offer": values["takeback_offer"],
         "rematch_id": values["rematch_id"],
+        "rematch_offer": values["rematch_offer"],
         # Nobody can be away from a turn that began at this moment: no seat times needed.
         **clock_state(SimpleNamespace(**values, seats=seats), to_move, moment, away=False),  # type: ignore[arg-type]
     }
@@ -1019,6 +1021,7 @@ class MatchService:
             created = match.rematch_id is None
             if created:
                 match.rematch_id = self._new_rematch(db, match)
+                match.rematch_offer = None
                 self._touch(match)
             rematch_id, version = match.rematch_id, match.version
         if created:
@@ -1027,6 +1030,43 @@ class MatchService:
         if rematch.ai_turn_at is not None:
             self.wake_computer()
         return Change(rematch, seat_of(rematch, token_hash))
+
+    def answer_rematch(self, match_id: str, token_hash: str | None, action: str) -> Change:
+        """Offer, accept or decline a rematch: it starts only once both players want it.
+
+        The computer always agrees, and an offer made while the opponent's offer stands
+        accepts it. ``rematch`` (the JSON API without an action) starts one at once.
+        """
+        if action not in OFFER_ACTIONS:
+            raise Invalid(f"action must be one of {', '.join(OFFER_ACTIONS)}")
+        created = False
+        with self.sessions.begin() as db:
+            match = self._lock(db, match_id)
+            seat = self._seat(match, token_hash)
+            if match.status != "finished":
+                raise Conflict(N_("a rematch can start only when the match is over"))
+            if len(match.seats) < 2:
+                raise Conflict(N_("this match never had an opponent"))
+            if match.rematch_id is not None:
+                raise Conflict(N_("the rematch has already started"))
+            pending = match.rematch_offer
+            computer = any(s.ai_level is not None for s in match.seats)
+            if action == "offer" and pending == seat.side:
+                raise Conflict(N_("you have already offered a rematch"))
+            if action != "offer" and (pending is None or pending == seat.side):
+                raise Conflict(N_("there is no rematch offer from your opponent to answer"))
+            if action == "accept" or (action == "offer" and (computer or pending is not None)):
+                match.rematch_id = self._new_rematch(db, match)
+                match.rematch_offer = None
+                created = True
+            else:
+                match.rematch_offer = seat.side if action == "offer" else None
+            self._touch(match)
+            version = match.version
+        self._after(match_id, version, False)
+        if created and self.get(match.rematch_id or "").ai_turn_at is not None:
+            self.wake_computer()
+        return Change(self.get(match_id), seat)
 
     def _new_rematch(self, db: Session, match: Match) -> str:
         game = engine_for(match)

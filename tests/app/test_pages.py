@@ -129,8 +129,13 @@ def test_actions_from_the_page(alice: TestClient, bob: TestClient) -> None:
     assert "offers a draw" in bob.get(f"/matches/{match_id}", headers=HTML).text
     page = bob.post(f"/matches/{match_id}/act", data={"action": "draw-accept"}, headers=hx).text
     assert "draw agreed" in page
-    rematch = alice.post(f"/matches/{match_id}/act", data={"action": "rematch"}, follow_redirects=False)
-    assert rematch.status_code == 303
+    # A rematch is offered first; it starts when the opponent accepts.
+    offered = alice.post(f"/matches/{match_id}/act", data={"action": "rematch"}, follow_redirects=False)
+    assert offered.status_code == 303 and offered.headers["location"] == f"/matches/{match_id}"
+    assert "You offered a rematch" in alice.get(f"/matches/{match_id}", headers=HTML).text
+    assert "Alice offers a rematch" in bob.get(f"/matches/{match_id}", headers=HTML).text
+    rematch = bob.post(f"/matches/{match_id}/act", data={"action": "rematch-accept"}, follow_redirects=False)
+    assert rematch.status_code == 303 and rematch.headers["location"] != f"/matches/{match_id}"
     assert "Your move" in bob.get(rematch.headers["location"], headers=HTML).text
 
 

@@ -17,6 +17,8 @@ CHROMIUM = "/usr/bin/chromium"
 # As root in a container Chromium needs --no-sandbox; the network here is closed, so
 # background traffic is switched off rather than left to fail.
 CHROMIUM_ARGS = [
+    "--mute-audio",
+    "--autoplay-policy=no-user-gesture-required",
     "--no-sandbox",
     "--disable-gpu",
     "--disable-quic",

@@ -39,8 +39,13 @@ def play_randomly_until_the_end(page: Page, rng: random.Random, max_taps: int = 
             continue
         handle = targets.nth(rng.randrange(count)).element_handle()
         handle.click()
-        # Every tap is answered with a fresh partial: wait until the tapped point is gone.
-        page.wait_for_function("element => !element.isConnected", arg=handle, timeout=60000)
+        # A tap is walked in the page (the point stops being a target, or is chosen) and
+        # the last tap of a move brings a fresh partial (the point is replaced).
+        page.wait_for_function(
+            "el => !el.isConnected || el.classList.contains('chosen') || !el.classList.contains('target')",
+            arg=handle,
+            timeout=60000,
+        )
     raise AssertionError("the game did not end")
 
 
@@ -56,7 +61,7 @@ def test_a_whole_game_against_the_easy_computer(
     form.locator("input[name=side][value=first]").check()
     form.locator("select[name=opponent]").select_option("easy")
     form.locator("button[type=submit]").click()
-    expect(page.locator(".players")).to_contain_text(
+    expect(page.locator(".player-top")).to_contain_text(
         "Computer (easy)" if game != "bashni" else "Computer (level 1)"
     )
     expect(page.locator("#invite-url")).to_have_count(0)  # nobody to invite
