@@ -51,6 +51,8 @@
       }
     }
   }
+  // Anchor each figure as soon as it is on the page, not up to a tick later.
+  tick();
   setInterval(tick, 100);
   document.addEventListener("htmx:afterSettle", tick);
 })();

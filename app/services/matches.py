@@ -491,8 +491,9 @@ class MatchService:
         its moves could straddle a commit and show ply N with N + 1 moves.
         """
         match = self._read(match_id)
-        due = match.deadline is not None and aware(match.deadline) <= self.clock()
-        if due and self.expire(match_id):
+        if match.deadline is not None and aware(match.deadline) <= self.clock():
+            # Read again even if another process (the deadline worker) got there first.
+            self.expire(match_id)
             match = self._read(match_id)
         return match
 

@@ -19,24 +19,13 @@ from app.services.matches import aware
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
 from tests.app.test_crash import start
+from tests.app.test_deadlines import leave_white
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.slow
 
-FIFTEEN = {"kind": "realtime", "initial_seconds": 15, "increment_seconds": 0}
-#: Long enough that a restart on a loaded machine cannot use it all up.
-NINETY = {"kind": "realtime", "initial_seconds": 90, "increment_seconds": 0}
-
-
-def started_and_running(alice: httpx.Client, bob: httpx.Client, control: dict[str, object]) -> dict:
-    """A Morris match where both have moved once, so White's clock runs."""
-    created = alice.post(
-        "/api/matches", json={"game": "morris", "name": "Alice", "side": "first", "time_control": control}
-    )
-    match_id = created.json()["id"]
-    bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
-    alice.post(f"/api/matches/{match_id}/moves", json={"move": MORRIS_WIN[0], "ply": 0})
-    return bob.post(f"/api/matches/{match_id}/moves", json={"move": MORRIS_WIN[1], "ply": 1}).json()
+#: Long enough for a restart on a loaded machine (18 s has been seen) to leave time on it.
+TWO_MINUTES = {"kind": "realtime", "initial_seconds": 120, "increment_seconds": 0}
 
 
 def expected_left(left_ms: int, since: str, at: str) -> int:
@@ -52,16 +41,22 @@ def test_the_outage_counts_against_the_side_to_move(tmp_path: Path) -> None:
     start(server)
     try:
         alice, bob = httpx.Client(base_url=server.url), httpx.Client(base_url=server.url)
-        ran = started_and_running(alice, bob, NINETY)
-        match_id = ran["id"]
-        assert ran["clock_running"] == "w" and ran["clocks"]["b"] == 90_000
+        created = alice.post(
+            "/api/matches",
+            json={"game": "morris", "name": "Alice", "side": "first", "time_control": TWO_MINUTES},
+        )
+        match_id = created.json()["id"]
+        bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
+        alice.post(f"/api/matches/{match_id}/moves", json={"move": MORRIS_WIN[0], "ply": 0})
+        ran = bob.post(f"/api/matches/{match_id}/moves", json={"move": MORRIS_WIN[1], "ply": 1}).json()
+        assert ran["clock_running"] == "w" and ran["clocks"]["b"] == 120_000
 
         server.stop(kill=True)
         time.sleep(1.5)
         start(server)
         after = alice.get(f"/api/matches/{match_id}").json()
         assert after["status"] == "playing", "the restart took longer than the clock had"
-        assert after["clocks"]["b"] == 90_000
+        assert after["clocks"]["b"] == 120_000
         # Both readings are rounded down to the millisecond: they agree to within one.
         assert (
             abs(
@@ -74,14 +69,13 @@ def test_the_outage_counts_against_the_side_to_move(tmp_path: Path) -> None:
         print(f"\nthe restart took {outage.total_seconds():.1f} s of White's clock")
 
         # Dead again until White's deadline has passed: the next server judges it at once.
-        # A short clock for this part, started on the server that is up now.
-        after = started_and_running(alice, bob, FIFTEEN)
-        match_id = after["id"]
+        # (White's stored time is cut to 0.5 s, as if a move had left that much, rather
+        # than waiting out two minutes.)
         server.stop(kill=True)
-        deadline = datetime.fromisoformat(after["deadline"])
-        time.sleep(max(0.0, (deadline - datetime.fromisoformat(after["clocks_at"])).total_seconds()) + 0.5)
-        start(server)
         engine = make_engine(url)
+        deadline = leave_white(engine, match_id, 500, black_ms=120_000)
+        time.sleep(1.0)
+        start(server)
         try:
             stop = time.monotonic() + 5
             while time.monotonic() < stop:
@@ -96,6 +90,6 @@ def test_the_outage_counts_against_the_side_to_move(tmp_path: Path) -> None:
         assert aware(row.finished_at) >= deadline
         late = alice.post(f"/api/matches/{match_id}/moves", json={"move": MORRIS_WIN[2], "ply": 2})
         assert late.status_code == 409
-        assert alice.get(f"/api/matches/{match_id}").json()["clocks"] == {"w": 0, "b": 15_000}
+        assert alice.get(f"/api/matches/{match_id}").json()["clocks"] == {"w": 0, "b": 120_000}
     finally:
         server.stop()

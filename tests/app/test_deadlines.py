@@ -26,13 +26,14 @@ from app.manage import migrate
 from app.models import Match
 from app.services.matches import aware
 from tests.app.helpers import MORRIS_WIN, create, play
+from tests.app.test_crash import start
 from tests.live import LiveServer
 
 SEAT_COOKIE = "tablero_player"
 FIFTEEN = {"kind": "realtime", "initial_seconds": 15, "increment_seconds": 0}
 
 
-def leave_white(engine: Engine, match_id: str, left_ms: int) -> datetime:
+def leave_white(engine: Engine, match_id: str, left_ms: int, black_ms: int = 15_000) -> datetime:
     """White to move with ``left_ms`` on the clock from now; returns the deadline."""
     moment = datetime.now(UTC)
     deadline = moment + timedelta(milliseconds=left_ms)
@@ -40,7 +41,7 @@ def leave_white(engine: Engine, match_id: str, left_ms: int) -> datetime:
         conn.execute(
             update(Match)
             .where(Match.id == match_id)
-            .values(clocks=json.dumps({"b": 15_000, "w": left_ms}), clock_since=moment, deadline=deadline)
+            .values(clocks=json.dumps({"b": black_ms, "w": left_ms}), clock_since=moment, deadline=deadline)
         )
     return deadline
 
@@ -161,7 +162,8 @@ def test_two_processes_one_flag_and_the_other_process_stream_hears_it() -> None:
     migrate(url)
     a, b = LiveServer(url), LiveServer(url)
     with ThreadPoolExecutor(2) as pool:
-        for started in [pool.submit(a.start), pool.submit(b.start)]:
+        # test_crash's start waits longer than LiveServer's 20 s (a loaded machine).
+        for started in [pool.submit(start, a), pool.submit(start, b)]:
             started.result()
     engine = make_engine(url)
     try:

@@ -14,6 +14,7 @@ from app.db import make_engine
 from app.manage import migrate
 from app.models import Seat
 from tests.app.conftest import database_url
+from tests.app.test_crash import start
 from tests.live import LiveServer
 
 
@@ -22,7 +23,7 @@ def served(tmp_path: Path) -> Iterator[tuple[LiveServer, str]]:
     url = database_url(tmp_path)
     migrate(url)
     live = LiveServer(url)
-    live.start()
+    start(live)  # more patient than LiveServer.start on a loaded machine
     yield live, url
     live.stop()
 

@@ -356,3 +356,19 @@ def test_a_ladder_run_is_untimed_and_unaffected(world: World) -> None:
         world.svc.abort(run.match_id, ALICE)
     assert state(world, run.match_id)["clocks"] is None
     assert BASHNI_WIN  # the full ladder game is played in tests/app/test_ladder.py
+
+
+def test_a_read_shows_the_flag_even_when_another_process_recorded_it(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = timed(world)
+    past_grace(world, match_id)
+    world.clock.advance(minutes=6)
+    real_expire = world.svc.expire
+
+    def someone_else_first(match_id: str) -> bool:
+        real_expire(match_id)  # the deadline worker of another process, say
+        return False  # so this call finished nothing itself
+
+    monkeypatch.setattr(world.svc, "expire", someone_else_first)
+    assert state(world, match_id)["result"] == {"winner": "b", "reason": "timeout"}
