@@ -22,7 +22,8 @@ migrate: $(STAMP)
 
 run: migrate
 	@echo "Tablero is at http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
-	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) --proxy-headers --timeout-graceful-shutdown 5
+	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) --proxy-headers --timeout-graceful-shutdown 5 \
+		--timeout-keep-alive 75
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -19,37 +19,56 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 
 
+class _Entry(Generic[T]):
+    __slots__ = ("future", "local")
+
+    def __init__(self, future: concurrent.futures.Future[T]) -> None:
+        self.future = future
+        #: the same result as an asyncio future of each event loop that awaits it
+        self.local: dict[asyncio.AbstractEventLoop, asyncio.Future[T]] = {}
+
+
 class Shared(Generic[T]):
     """Results computed once per key, in a thread, for awaiting callers on any event loop.
 
     The computation runs in this object's own small thread pool, not in the first
     caller's task, so a watcher that disconnects meanwhile cancels nothing for the others.
+    A thousand callers on one event loop share one asyncio future (one hand-over from the
+    thread to the loop, not a thousand), each awaiting it through a shield.
     """
 
     def __init__(self, size: int = 256, threads: int = 4) -> None:
         self.size = size
-        self._results: OrderedDict[Hashable, concurrent.futures.Future[T]] = OrderedDict()
+        self._results: OrderedDict[Hashable, _Entry[T]] = OrderedDict()
         # Re-entrant: a computation that is already done runs its callback at once, inside.
         self._lock = threading.RLock()
         self._pool = concurrent.futures.ThreadPoolExecutor(threads, thread_name_prefix="shared")
 
     async def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        loop = asyncio.get_running_loop()
         with self._lock:
-            future = self._results.get(key)
-            if future is None:
-                future = self._results[key] = self._pool.submit(compute)
-                future.add_done_callback(lambda done: self._forget_failure(key, done))
+            entry = self._results.get(key)
+            if entry is None:
+                entry = self._results[key] = _Entry(self._pool.submit(compute))
+                entry.future.add_done_callback(lambda done: self._forget_failure(key, done))
                 while len(self._results) > self.size:
                     self._results.popitem(last=False)
             else:
                 self._results.move_to_end(key)
-        return await asyncio.wrap_future(future)
+            future = entry.future
+            if future.done() and future.exception() is None:
+                return future.result()
+            local = entry.local.get(loop)
+            if local is None:
+                local = entry.local[loop] = asyncio.wrap_future(future)
+        return await asyncio.shield(local)
 
     def _forget_failure(self, key: Hashable, done: concurrent.futures.Future[T]) -> None:
         # Nobody keeps a failure (a match not found, a database hiccup): ask again next time.
         if done.exception() is not None:
             with self._lock:
-                if self._results.get(key) is done:
+                entry = self._results.get(key)
+                if entry is not None and entry.future is done:
                     del self._results[key]
 
     def __len__(self) -> int:

@@ -250,6 +250,9 @@ class Server:
             # Event streams never end by themselves: do not wait for them when stopping.
             "--timeout-graceful-shutdown",
             "3",
+            # As the Makefile and the Dockerfile serve it: idle connections outlive httpx's.
+            "--timeout-keep-alive",
+            "75",
         ]
         if self.workers > 1:
             command += ["--workers", str(self.workers)]

@@ -135,12 +135,15 @@ async def bench(args: argparse.Namespace, server: Server, pids: list[int]) -> di
     await asyncio.sleep(2.0)  # catch-up events delivered, streams idle
     line = endless_line(args.moves, seed=3)
     acked: dict[int, float] = {}
+    sent: dict[int, float] = {}
     cpu_before = sum(cpu_seconds(pids).values())
     started = time.perf_counter()
     for ply, move in enumerate(line):
         client = alice if ply % 2 == 0 else bob
+        began = time.perf_counter()
         answer = await client.post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
         acked[answer.json()["version"]] = time.perf_counter()
+        sent[answer.json()["version"]] = began
         await asyncio.sleep(args.interval)
     cpu_after = sum(cpu_seconds(pids).values())
     elapsed = time.perf_counter() - started
@@ -151,17 +154,21 @@ async def bench(args: argparse.Namespace, server: Server, pids: list[int]) -> di
     await bob.aclose()
 
     delays, last, missed = [], [], 0
+    from_send, last_from_send = [], []
     for version, at in acked.items():
-        per_move = []
+        per_move, per_move_sent = [], []
         for watcher in watchers:
             when = watcher.seen.get(version)
             if when is None:
                 missed += 1
             else:
                 per_move.append((when - at) * 1000)
+                per_move_sent.append((when - sent[version]) * 1000)
         delays += per_move
+        from_send += per_move_sent
         if per_move:
             last.append(max(per_move))
+            last_from_send.append(max(per_move_sent))
     # The idle server's own CPU over the same time (keep-alives, the worker's polling) is
     # small; it is counted in, as in bench/load.py.
     return {
@@ -172,6 +179,11 @@ async def bench(args: argparse.Namespace, server: Server, pids: list[int]) -> di
         "delay_p99_ms": round(percentile(delays, 0.99), 1),
         "last_watcher_median_ms": round(percentile(last, 0.5), 1),
         "last_watcher_max_ms": round(max(last), 1) if last else None,
+        # From sending the move instead: an upper bound that includes playing it; the 200
+        # itself can come after the events, queued behind them on the server's loop.
+        "from_send_p50_ms": round(percentile(from_send, 0.5), 1),
+        "from_send_p99_ms": round(percentile(from_send, 0.99), 1),
+        "last_from_send_median_ms": round(percentile(last_from_send, 0.5), 1),
         "missed": missed,
         "stream_errors": sum(w.errors for w in watchers),
         "server_cpu_ms_per_move": round((cpu_after - cpu_before) / len(acked) * 1000, 1),

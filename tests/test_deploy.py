@@ -84,6 +84,8 @@ def test_dockerfile_installs_pinned_and_serves_the_factory() -> None:
         "--port",
         "8000",
         "--proxy-headers",
+        "--timeout-keep-alive",
+        "75",
     ]
     # What the app reads from disk at run time is in the image.
     for needed in ("alembic.ini", "migrations", "templates", "static", "app", "games"):

@@ -117,12 +117,12 @@ async def match_events(
             if version > seen:
                 # Caught up on (re)connection: one event stands for all that was missed.
                 seen = version
-                yield _event(version, ply, status)
-                if push_view:
-                    yield await live_view(version)
+                event = _event(version, ply, status)
+                yield event + await live_view(version) if push_view else event
             while True:
                 try:
-                    version = await asyncio.wait_for(queue.get(), timeout=settings.sse_ping_seconds)
+                    async with asyncio.timeout(settings.sse_ping_seconds):
+                        version = await queue.get()
                 except TimeoutError:
                     if await request.is_disconnected():
                         return
@@ -132,9 +132,8 @@ async def match_events(
                     continue
                 version, event = await changed(version)
                 seen = max(version, seen)
-                yield event
-                if push_view:
-                    yield await live_view(version)
+                # One write per watcher and change: both events in one chunk.
+                yield event + await live_view(version) if push_view else event
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

@@ -122,7 +122,14 @@ def test_thirty_spectators_cost_one_render_per_version_and_players_get_none(
     player = threading.Thread(target=stream_events, args=(url, bob, player_events, 2))
     for thread in [*watchers, player]:
         thread.start()
-    time.sleep(1.0)  # every stream subscribed and caught up
+
+    # Every stream subscribed and caught up (its first view) before the move.
+    def caught_up() -> bool:
+        return bool(player_events) and all(any(e[0] == "live" for e in found) for found in received)
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not caught_up():
+        time.sleep(0.05)
     moved = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0}).json()
     for thread in watchers:
         thread.join(timeout=15)
