@@ -136,3 +136,11 @@ def test_the_rules_page_explains_the_options(alice: TestClient, lang: str, needl
     alice.cookies.set("lang", lang)
     page = alice.get("/rules/bilsang", headers=HTML).text
     assert 'id="options"' in page and needle in page and "line,quiet=300" in page
+
+
+def test_options_for_a_game_without_them_are_refused(alice: TestClient) -> None:
+    response = alice.post("/api/matches", json={"game": "morris", "name": "A", "options": {"line": True}})
+    assert response.status_code == 422
+    assert "bad options for morris" in response.json()["detail"]
+    # null is "none chosen", as before
+    assert alice.post("/api/matches", json={"game": "morris", "name": "A", "options": None}).status_code == 201
