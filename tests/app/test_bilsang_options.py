@@ -15,7 +15,7 @@ def state(client: TestClient, match_id: str) -> dict:
     return client.get(f"/api/matches/{match_id}").json()
 
 
-def test_a_new_bilsang_match_defaults_to_same_line_pairs_quiet_300(alice: TestClient, bob: TestClient) -> None:
+def test_a_new_bilsang_match_defaults_to_line_quiet_300(alice: TestClient, bob: TestClient) -> None:
     match_id = create(alice, "bilsang")
     assert state(alice, match_id)["position"] == START + " line,quiet=300"
     bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
@@ -143,4 +143,5 @@ def test_options_for_a_game_without_them_are_refused(alice: TestClient) -> None:
     assert response.status_code == 422
     assert "bad options for morris" in response.json()["detail"]
     # null is "none chosen", as before
-    assert alice.post("/api/matches", json={"game": "morris", "name": "A", "options": None}).status_code == 201
+    none_chosen = {"game": "morris", "name": "A", "options": None}
+    assert alice.post("/api/matches", json=none_chosen).status_code == 201
