@@ -75,7 +75,8 @@ def generate(game: games.Game, count: int, seed: int) -> list[Any]:  # type: ign
     found: list[Any] = []
     while len(found) < count:
         stop_at = rng.randint(first, last)
-        state = game.initial()
+        # what a new match starts from (Bilsang: the same-line rule, quiet 300)
+        state = game.initial(**game.new_match_options)
         history = [state]
         while len(history) - 1 < stop_at and game.outcome_after(history) is None:
             state = game.apply(state, choose(game, state, playout, rng, history=history[:-1]).move)

@@ -81,7 +81,8 @@ def opening(game: games.Game, index: int) -> object:  # type: ignore[type-arg]
     for attempt in itertools.count():
         suffix = f" retry {attempt}" if attempt else ""
         rng = random.Random(f"{SEED} opening {game.name} {index}{suffix}")
-        state = game.initial()
+        # what a new match starts from (Bilsang: the same-line rule, quiet 300)
+        state = game.initial(**game.new_match_options)
         for _ in range(OPENING_PLIES[game.name]):
             moves = sorted(game.legal_moves(state), key=game.format_move)
             if not moves:

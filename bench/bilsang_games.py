@@ -12,6 +12,11 @@ games, games that reached the last buoy, the median length in plies, the first
 player's share of the decided games, the higher level's share of them, and
 each level's reply times (median and slowest; measured with the other
 worker running, so on a loaded two-core machine they are upper bounds).
+
+``--speed N`` instead times every level on N positions from seeded games
+(easy against easy, stopped at a seeded ply 2..250), in wall-clock and in CPU
+seconds of the process: on a machine shared with other work the CPU time is
+what the reply would take on an idle core.
 """
 
 from __future__ import annotations
@@ -89,6 +94,37 @@ def _play(task: tuple[str, int, int, int]) -> dict[str, Any]:
     return play_game(*task)
 
 
+def speed(rules: str, count: int) -> list[str]:
+    """Reply times of every level on ``count`` seeded positions (see the module docstring)."""
+    game = games.get("bilsang")
+    rng = random.Random(f"{SEED} {rules} speed")
+    positions: list[BilsangState] = []
+    while len(positions) < count:
+        state = start(rules)
+        for _ in range(rng.randint(2, 250)):
+            if game.outcome(state) is not None:
+                break
+            state = game.apply(state, choose(game, state, level_for("bilsang", 1), rng).move)
+        if game.outcome(state) is None:
+            positions.append(state)
+    out = ["| level | depth, random | median wall / CPU s | slowest wall / CPU s |", "|---|---|---|---|"]
+    for n in range(1, 5):
+        level = level_for("bilsang", n)
+        wall: list[float] = []
+        cpu: list[float] = []
+        for index, state in enumerate(positions):
+            began, began_cpu = time.perf_counter(), time.process_time()
+            choose(game, state, level, random.Random(index))
+            wall.append(time.perf_counter() - began)
+            cpu.append(time.process_time() - began_cpu)
+        out.append(
+            f"| {n} {level.name} | {level.depth}, {level.random_rate:.0%} "
+            f"| {statistics.median(wall):.3f} / {statistics.median(cpu):.3f} "
+            f"| {max(wall):.2f} / {max(cpu):.2f} |"
+        )
+    return out
+
+
 def summarise(rows: list[dict[str, Any]]) -> list[str]:
     """Markdown table lines, one per (rules, levels) group in ``rows``."""
     out = [
@@ -113,7 +149,9 @@ def summarise(rows: list[dict[str, Any]]) -> list[str]:
             for key, values in r["times"].items():
                 per_level.setdefault(int(key.split("/")[0]), []).extend(values)
         replies = "; ".join(
-            f"{level}: {statistics.median(t):.3f} / {max(t):.2f}" for level, t in sorted(per_level.items()) if t
+            f"{level}: {statistics.median(t):.3f} / {max(t):.2f}"
+            for level, t in sorted(per_level.items())
+            if t
         )
 
         def share(k: int, of: int) -> str:
@@ -136,7 +174,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="worker processes")
     parser.add_argument("--out", default="bilsang_games.jsonl", help="JSON lines file, appended to")
     parser.add_argument("--summary", action="store_true", help="only print the table of --out")
+    parser.add_argument("--speed", type=int, default=0, help="only time every level on this many positions")
     args = parser.parse_args(argv)
+    if args.speed:
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
+        print(f"rules {args.rules}, {args.speed} positions")
+        print("\n".join(speed(args.rules, args.speed)))
+        print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
     if not args.summary:
         a, b = (int(x) for x in args.levels.split(","))
         start(args.rules)  # refuse a bad --rules before any worker starts

@@ -18,6 +18,22 @@ the one who gets blocked. So the position is judged by:
   buoy it is. The ring count proves most single moves; only when it finds
   none does the evaluation ask the engine, whose flood fill is exact.
 
+With the same-line option (``line``, the default for new matches) pair moves
+are few (nine from the start) and an unpenalised player can be blocked too,
+in a shape where no row and no column has a pair that keeps the universe
+connected. Then, besides the above:
+
+* the mover's pair moves (switches included, exactly, from the engine): none
+  is a lost buoy, few is a block or two away (``TIGHTNESS``);
+* a blocked mover in a small universe is ``noisy``: the search goes on
+  through the removals that follow, because once one player is stuck the
+  game usually cascades to the last buoy and the parity of that cascade, not
+  the first block, decides who ends a buoy down;
+* ambition: the searching side (``prepare``) likes loose shapes, with fewer
+  buoys touching than the start's block. The term is not zero-sum on
+  purpose: from the start, two searches that only count lost buoys and
+  mobility keep the block compact and every game is drawn at the quiet limit.
+
 The forbidden pair only takes away one pair of options and is left to the
 search. ``order_key`` puts switches first, since they are the moves that can
 win a buoy at once.

@@ -15,9 +15,7 @@ def state(client: TestClient, match_id: str) -> dict:
     return client.get(f"/api/matches/{match_id}").json()
 
 
-def test_a_new_bilsang_match_defaults_to_same_line_pairs_quiet_300(
-    alice: TestClient, bob: TestClient
-) -> None:
+def test_a_new_bilsang_match_defaults_to_line_quiet_300(alice: TestClient, bob: TestClient) -> None:
     match_id = create(alice, "bilsang")
     assert state(alice, match_id)["position"] == START + " line,quiet=300"
     bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
@@ -138,3 +136,12 @@ def test_the_rules_page_explains_the_options(alice: TestClient, lang: str, needl
     alice.cookies.set("lang", lang)
     page = alice.get("/rules/bilsang", headers=HTML).text
     assert 'id="options"' in page and needle in page and "line,quiet=300" in page
+
+
+def test_options_for_a_game_without_them_are_refused(alice: TestClient) -> None:
+    response = alice.post("/api/matches", json={"game": "morris", "name": "A", "options": {"line": True}})
+    assert response.status_code == 422
+    assert "bad options for morris" in response.json()["detail"]
+    # null is "none chosen", as before
+    none_chosen = {"game": "morris", "name": "A", "options": None}
+    assert alice.post("/api/matches", json=none_chosen).status_code == 201

@@ -10,7 +10,7 @@ import dataclasses
 import random
 
 from games.ai.eval_bilsang import LOST, BilsangEvaluation, extra_touches, proven_singles
-from games.ai.levels import Level, choose, level_for
+from games.ai.levels import Level, choose, level_for, search_depth
 from games.ai.search import best_move, is_forced_result
 from games.bilsang import GAME, BilsangState, Removal, Single
 
@@ -142,3 +142,13 @@ def test_ambition_prefers_loose_shapes_for_the_searching_side_only() -> None:
     assert extra_touches(loose.cells) < 36
     # player 1 to move in a loose shape: worse for player 1 when player 2 is searching
     assert evaluation.evaluate(loose) < BilsangEvaluation().evaluate(loose)
+
+
+def test_free_pairs_are_searched_at_most_two_plies_deep() -> None:
+    strongest = level_for("bilsang", 4)
+    assert search_depth(GAME, GAME.initial(line=True, quiet=300), strongest) == strongest.depth == 3
+    assert search_depth(GAME, GAME.initial(), strongest) == 2
+    assert search_depth(GAME, GAME.initial(), level_for("bilsang", 1)) == 1
+    # the strongest level's reply with free pairs comes from a depth-2 search
+    choice = choose(GAME, GAME.initial(), strongest, random.Random(3))
+    assert choice.depth == 2
