@@ -11,8 +11,8 @@ def create(client: TestClient, game: str = "morris", side: str = "first", **extr
     return response.json()["id"]
 
 
-def started(alice: TestClient, bob: TestClient, game: str = "morris") -> str:
-    match_id = create(alice, game)
+def started(alice: TestClient, bob: TestClient, game: str = "morris", **extra: Any) -> str:
+    match_id = create(alice, game, **extra)
     response = bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
     assert response.status_code == 200, response.text
     return match_id
