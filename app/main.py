@@ -10,25 +10,49 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+import games
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
-from app.db import make_engine, make_sessionmaker
+from app.db import make_engine, make_sessionmaker, unavailable
 from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.routes import api, events, ladder, pages
-from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
+from app.security import (
+    BodyLimit,
+    Limiter,
+    RateLimit,
+    SameOrigin,
+    Scope,
+    SecurityHeaders,
+    ServerErrors,
+    StreamLimit,
+    TooManyRequests,
+    bound_logs,
+    raise_descriptor_limit,
+)
 from app.services.errors import ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
+from app.texts import N_
 from app.web import page_context, templates
 from games.base import GameError
+
+#: Seconds a client is asked to wait when the database cannot serve (503).
+RETRY_AFTER_UNAVAILABLE = 5
+UNAVAILABLE = N_("the database is unavailable for a moment; please try again shortly")
+INTERNAL = N_("something went wrong on our side; please try again")
+#: A refusal's message echoes what was asked for (an id, a name); never at any length.
+MAX_MESSAGE = 300
 
 
 def create_app(settings: Settings | None = None, clock: Callable[[], datetime] | None = None) -> FastAPI:
     """The application; ``clock`` replaces the time source (tests of think time)."""
     settings = settings or Settings.from_env()
+    raise_descriptor_limit()
+    bound_logs()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -74,12 +98,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
     _install_error_handlers(app)
-    # Outermost last: headers on everything, then the cheap refusals before any work.
-    if settings.rate_limits:
-        app.add_middleware(RateLimit)
+    # Outermost last: headers on everything (500s included: ServerErrors is inside),
+    # then the cheap refusals before any work.
+    app.add_middleware(ServerErrors, render=_render_server_error)
+    app.add_middleware(StreamLimit, per_client=settings.streams_per_client)
+    app.state.limiter = Limiter() if settings.rate_limits else None
+    if app.state.limiter is not None:
+        app.add_middleware(RateLimit, limiter=app.state.limiter)
     app.add_middleware(BodyLimit)
     app.add_middleware(SameOrigin)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     return app
 
 
@@ -87,11 +115,29 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", "")
 
 
-def _error_response(request: Request, status: int, message: str) -> Response:
+def _error_response(
+    request: Request, status: int, message: str, headers: dict[str, str] | None = None
+) -> Response:
+    if len(message) > MAX_MESSAGE:
+        message = message[: MAX_MESSAGE - 1] + "…"
+    if len(request.url.path) > MAX_MESSAGE:
+        # The page's language links repeat the path: not a 20 KB one.
+        request = Request({**request.scope, "path": "/", "raw_path": b"/"}, request.receive)
     if _wants_json(request):
-        return JSONResponse({"detail": message}, status_code=status)
+        return JSONResponse({"detail": message}, status_code=status, headers=headers)
     context = page_context(request, status=status, message=message)
-    return templates.TemplateResponse(request, "error.html", context, status_code=status)
+    return templates.TemplateResponse(request, "error.html", context, status_code=status, headers=headers)
+
+
+def _unavailable_response(request: Request) -> Response:
+    return _error_response(request, 503, UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_UNAVAILABLE)})
+
+
+async def _render_server_error(scope: Scope, exc: Exception) -> Response:
+    request = Request(scope)
+    if unavailable(exc):
+        return _unavailable_response(request)
+    return _error_response(request, 500, INTERNAL)
 
 
 def _install_error_handlers(app: FastAPI) -> None:
@@ -107,6 +153,13 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         parts = []
         for error in exc.errors():
+            if error.get("type") == "union_tag_invalid":
+                tag = str(error.get("ctx", {}).get("tag", ""))[:32]
+                parts.append(f"unknown game {tag!r}; the games are {', '.join(games.names())}")
+                continue
+            if error.get("type") == "union_tag_not_found":
+                parts.append(f"game: required, one of {', '.join(games.names())}")
+                continue
             where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path"))
             message = str(error.get("msg", "invalid"))
             message = message.removeprefix("Value error, ")
@@ -118,4 +171,15 @@ def _install_error_handlers(app: FastAPI) -> None:
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
         if exc.status_code == 404 and message == "Not Found":
             message = "there is no such page"
-        return _error_response(request, exc.status_code, message)
+        # exc.headers carry meaning: Allow on a 405, for one.
+        return _error_response(request, exc.status_code, message, dict(exc.headers or {}))
+
+    @app.exception_handler(TooManyRequests)
+    async def too_many(request: Request, exc: TooManyRequests) -> Response:
+        return _error_response(request, 429, str(exc), {"Retry-After": str(exc.retry_after)})
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, exc: SQLAlchemyError) -> Response:
+        if unavailable(exc):
+            return _unavailable_response(request)
+        raise exc

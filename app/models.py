@@ -56,6 +56,8 @@ class Match(Base):
     ladder_run_id: Mapped[str | None] = mapped_column(
         ForeignKey("ladder_runs.id", ondelete="SET NULL"), index=True
     )
+    #: A hash of the creating client's address (the rate-limit key): open seeks per client.
+    client_key: Mapped[str | None] = mapped_column(String(64), index=True)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.side", cascade="all, delete-orphan"
@@ -77,6 +79,9 @@ class Seat(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
     #: The computer's level when this seat is played by the computer.
     ai_level: Mapped[int | None] = mapped_column(Integer)
+    #: The token hash that held the seat before a "continue on another device" link moved
+    #: it: that browser is told its seat moved.
+    moved_from_hash: Mapped[str | None] = mapped_column(String(64))
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
     match: Mapped[Match] = relationship(back_populates="seats")
@@ -117,3 +122,12 @@ class LadderRun(Base):
     match_id: Mapped[str | None] = mapped_column(String(16))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class HealthProbe(Base):
+    """One row that /healthz writes, so a database that cannot be written is reported."""
+
+    __tablename__ = "health_probe"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -8,7 +8,8 @@ from fastapi import APIRouter, Request, Response
 
 import games
 from app.schemas import (
-    ErrorDetail,
+    READ_REFUSALS,
+    WRITE_REFUSALS,
     LegalMoves,
     MatchCreate,
     MatchCreated,
@@ -17,14 +18,17 @@ from app.schemas import (
     MoveCreate,
     OfferAction,
     SeatTaken,
+    refusals,
 )
+from app.security import hashed_key, request_client_key
 from app.services.errors import Invalid
 from app.services.matches import MatchService, state_of
-from app.web import ensure_player, viewer_hash
+from app.web import absolute_url, ensure_player, viewer_hash
 
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorDetail} for code in (403, 404, 409, 422)}
+READS = refusals(*READ_REFUSALS)
+WRITES = refusals(*WRITE_REFUSALS)
 
-router = APIRouter(prefix="/api", tags=["matches"], responses=ERRORS)
+router = APIRouter(prefix="/api", tags=["matches"])
 
 
 def check_level(game: str, level: int) -> None:
@@ -43,7 +47,7 @@ def service(request: Request) -> MatchService:
     return request.app.state.matches
 
 
-@router.post("/matches", status_code=201, response_model=MatchCreated)
+@router.post("/matches", responses=WRITES, status_code=201, response_model=MatchCreated)
 def create_match(body: MatchCreate, request: Request, response: Response) -> dict[str, Any]:
     level = None
     if body.opponent is not None:
@@ -51,29 +55,35 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         check_level(body.game, level)
     owner = ensure_player(request, response)
     change = service(request).create(
-        body.game, body.name, body.side, owner, public=body.public, computer_level=level
+        body.game,
+        body.name,
+        body.side,
+        owner,
+        public=body.public,
+        computer_level=level,
+        client_key=hashed_key(request_client_key(request.scope)),
     )
     assert change.seat is not None
     return {
         "id": change.match.id,
-        "invite_url": str(request.url_for("match_page", match_id=change.match.id)),
+        "invite_url": absolute_url(request, f"/matches/{change.match.id}"),
         "seat": change.seat.side,
     }
 
 
-@router.post("/matches/{match_id}/join", response_model=SeatTaken)
+@router.post("/matches/{match_id}/join", responses=WRITES, response_model=SeatTaken)
 def join_match(match_id: str, body: MatchJoin, request: Request, response: Response) -> dict[str, Any]:
     change = service(request).join(match_id, body.name, ensure_player(request, response))
     assert change.seat is not None
     return {"seat": change.seat.side}
 
 
-@router.get("/matches/{match_id}", response_model=MatchPublic)
+@router.get("/matches/{match_id}", responses=READS, response_model=MatchPublic)
 def get_match(match_id: str, request: Request) -> dict[str, Any]:
     return state_of(service(request).get(match_id))
 
 
-@router.get("/matches/{match_id}/legal", response_model=LegalMoves)
+@router.get("/matches/{match_id}/legal", responses=READS, response_model=LegalMoves)
 def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
     match = service(request).get(match_id)
     game = games.get(match.game)
@@ -81,27 +91,27 @@ def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
     return {"ply": match.ply, "moves": moves}
 
 
-@router.post("/matches/{match_id}/moves", response_model=MatchPublic)
+@router.post("/matches/{match_id}/moves", responses=WRITES, response_model=MatchPublic)
 def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
     return state_of(service(request).move(match_id, viewer_hash(request), body.move, body.ply).match)
 
 
-@router.post("/matches/{match_id}/resign", response_model=MatchPublic)
+@router.post("/matches/{match_id}/resign", responses=WRITES, response_model=MatchPublic)
 def resign(match_id: str, request: Request) -> dict[str, Any]:
     return state_of(service(request).resign(match_id, viewer_hash(request)).match)
 
 
-@router.post("/matches/{match_id}/draw", response_model=MatchPublic)
+@router.post("/matches/{match_id}/draw", responses=WRITES, response_model=MatchPublic)
 def draw(match_id: str, body: OfferAction, request: Request) -> dict[str, Any]:
     return state_of(service(request).draw(match_id, viewer_hash(request), body.action).match)
 
 
-@router.post("/matches/{match_id}/takeback", response_model=MatchPublic)
+@router.post("/matches/{match_id}/takeback", responses=WRITES, response_model=MatchPublic)
 def takeback(match_id: str, body: OfferAction, request: Request) -> dict[str, Any]:
     return state_of(service(request).takeback(match_id, viewer_hash(request), body.action).match)
 
 
-@router.post("/matches/{match_id}/rematch", response_model=MatchPublic)
+@router.post("/matches/{match_id}/rematch", responses=WRITES, response_model=MatchPublic)
 def rematch(match_id: str, request: Request) -> dict[str, Any]:
     """Start (or find) the rematch, sides swapped; both players are seated in it."""
     return state_of(service(request).rematch(match_id, viewer_hash(request)).match)

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.schemas import refusals
 from app.services.matches import MatchService, seat_of
 from app.web import viewer_hash
 
@@ -21,7 +22,11 @@ def _event(version: int, ply: int, status: str) -> str:
     return f"id: {version}\nevent: changed\ndata: {data}\n\n"
 
 
-@router.get("/matches/{match_id}/events", response_class=StreamingResponse)
+@router.get(
+    "/matches/{match_id}/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, **refusals(404, 429, 503)},
+)
 async def match_events(request: Request, match_id: str) -> StreamingResponse:
     """A ``text/event-stream`` of the match's changes; ``Last-Event-ID`` resumes."""
     matches: MatchService = request.app.state.matches

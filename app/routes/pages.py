@@ -2,23 +2,26 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import text
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import update
 
 import games
 from app import boards, i18n
 from app.config import ROOT
-from app.models import Match
+from app.models import HealthProbe, Match
+from app.security import hashed_key, request_client_key
 from app.services.clicks import follow
 from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.matches import MatchService, history, seat_of
-from app.services.tokens import continue_code
+from app.services.tokens import CONTINUE_LIFETIME_SECONDS, continue_code, continue_code_ok, same
 from app.texts import N_
 from app.web import (
+    absolute_url,
     ensure_player,
     is_htmx,
     page_context,
@@ -27,6 +30,21 @@ from app.web import (
     templates,
     viewer_hash,
 )
+
+#: Pages that show a seat's private link must not be kept by a browser or a proxy.
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def client_key(request: Request) -> str:
+    """A hash of this client's rate-limit key, stored with what it creates."""
+    return hashed_key(request_client_key(request.scope))
+
+
+def check_create_limit(request: Request) -> None:
+    limiter = request.app.state.limiter
+    if limiter is not None:
+        limiter.check("create", request_client_key(request.scope))
+
 
 router = APIRouter(include_in_schema=False)
 
@@ -51,11 +69,15 @@ def _safe_next(target: str | None) -> str:
 
 @router.get("/healthz")
 def healthz(request: Request) -> Response:
+    """ "ok" only when the database takes a write (a full disk or a read-only database
+    answers SELECT 1 but cannot keep a move)."""
     try:
-        with request.app.state.sessions() as db:
-            db.execute(text("SELECT 1"))
+        with request.app.state.sessions.begin() as db:
+            db.execute(update(HealthProbe).where(HealthProbe.id == 1).values(checked_at=datetime.now(UTC)))
     except Exception as exc:
-        return Response(f"database unreachable: {type(exc).__name__}", status_code=503)
+        return Response(
+            f"database unavailable: {type(exc).__name__}", status_code=503, headers={"Retry-After": "5"}
+        )
     return Response("ok", media_type="text/plain")
 
 
@@ -130,29 +152,56 @@ def create_match(
 ) -> Response:
     response = RedirectResponse("/", status_code=303)
     level = computer_level(game, opponent)
+    # Cookies first: once the match is committed, nothing may fail to hand the seat over.
     owner = ensure_player(request, response)
-    change = service(request).create(game, name, side, owner, public=public, computer_level=level)
-    response.headers["location"] = f"/matches/{change.match.id}"
     remember_name(response, name)
+    change = service(request).create(
+        game, name, side, owner, public=public, computer_level=level, client_key=client_key(request)
+    )
+    response.headers["location"] = f"/matches/{change.match.id}"
     return response
 
 
 @router.post("/matches/{match_id}/join")
 def join_match(request: Request, match_id: str, name: Annotated[str, Form()]) -> Response:
     response = RedirectResponse(f"/matches/{match_id}", status_code=303)
-    service(request).join(match_id, name, ensure_player(request, response))
+    owner = ensure_player(request, response)
     remember_name(response, name)
+    service(request).join(match_id, name, owner)
     return response
 
 
-@router.get("/matches/{match_id}/continue/{seat_id}/{code}")
-def continue_here(request: Request, match_id: str, seat_id: int, code: str) -> Response:
-    import hmac
+def continue_path(request: Request, match: Match, seat_id: int, holder_hash: str | None) -> str:
+    # Expiry rounded up to the hour, so the link shown stays the same for a while.
+    now = service(request).clock().timestamp()
+    expires = int(math.ceil((now + CONTINUE_LIFETIME_SECONDS) / 3600) * 3600)
+    code = continue_code(settings(request).secret_key, seat_id, holder_hash, expires)
+    return f"/matches/{match.id}/continue/{seat_id}/{expires}/{code}"
 
-    if not hmac.compare_digest(code, continue_code(settings(request).secret_key, seat_id)):
-        raise NotFound("this continue link is not valid")
+
+def _continue_valid(request: Request, seat_id: int, expires: int, code: str) -> Any:
+    now = service(request).clock().timestamp()
+    fresh = now <= expires <= now + CONTINUE_LIFETIME_SECONDS + 3600
+    key = settings(request).secret_key
+    return lambda seat: fresh and continue_code_ok(key, seat_id, seat.token_hash, expires, code)
+
+
+@router.get("/matches/{match_id}/continue/{seat_id}/{expires}/{code}", response_class=HTMLResponse)
+def continue_confirm(request: Request, match_id: str, seat_id: int, expires: int, code: str) -> Response:
+    """Ask before moving the seat: a GET (a link preview, a mail scanner) changes nothing."""
+    match = service(request).get(match_id)
+    seat = next((s for s in match.seats if s.id == seat_id), None)
+    if seat is None or not _continue_valid(request, seat_id, expires, code)(seat):
+        raise NotFound(N_("this continue link is not valid (any more)"))
+    context = page_context(request, match=match, seat=seat, game=games.get(match.game))
+    return templates.TemplateResponse(request, "continue.html", context, headers=NO_STORE)
+
+
+@router.post("/matches/{match_id}/continue/{seat_id}/{expires}/{code}")
+def continue_here(request: Request, match_id: str, seat_id: int, expires: int, code: str) -> Response:
     response = RedirectResponse(f"/matches/{match_id}", status_code=303)
-    service(request).move_seat(match_id, seat_id, ensure_player(request, response))
+    check = _continue_valid(request, seat_id, expires, code)
+    service(request).move_seat(match_id, seat_id, ensure_player(request, response), check=check)
     return response
 
 
@@ -188,8 +237,8 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         extra["clock"] = think_clock(match, request.app.state.matches.clock())
     continue_link = None
     if seat is not None:
-        code = continue_code(settings(request).secret_key, seat.id)
-        continue_link = str(request.url_for("continue_here", match_id=match.id, seat_id=seat.id, code=code))
+        continue_link = absolute_url(request, continue_path(request, match, seat.id, seat.token_hash))
+    seat_moved = seat is None and any(same(s.moved_from_hash, viewer) for s in match.seats)
     return page_context(
         request,
         match=match,
@@ -203,8 +252,9 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         shown_ply=shown_ply,
         counters=boards.counters(game.name, state),
         spectators=request.app.state.broker.spectators(match.id),
-        invite_url=str(request.url_for("match_page", match_id=match.id)),
+        invite_url=absolute_url(request, f"/matches/{match.id}"),
         continue_link=continue_link,
+        seat_moved=seat_moved,
         board=boards.board_data(view),
         **extra,
     )
@@ -231,23 +281,36 @@ def think_clock(match: Match, moment: datetime) -> dict[str, Any]:
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match_page(request: Request, match_id: str, at: int | None = None) -> Response:
     match = service(request).get(match_id)
-    return templates.TemplateResponse(request, "match.html", match_context(request, match, at=at))
+    context = match_context(request, match, at=at)
+    return templates.TemplateResponse(request, "match.html", context, headers=NO_STORE)
 
 
 @router.get("/matches/{match_id}/live", response_class=HTMLResponse)
 def match_live(request: Request, match_id: str) -> Response:
     match = service(request).get(match_id)
-    return templates.TemplateResponse(request, "partials/live.html", match_context(request, match))
+    context = match_context(request, match)
+    return templates.TemplateResponse(request, "partials/live.html", context, headers=NO_STORE)
 
 
 def _live_or_redirect(
-    request: Request, match_id: str, error: str | None = None, taps: tuple[str, ...] = ()
+    request: Request,
+    match_id: str,
+    error: str | None = None,
+    taps: tuple[str, ...] = (),
+    status: int = 200,
 ) -> Response:
-    if not is_htmx(request):
+    if not is_htmx(request) and error is None:
         return RedirectResponse(f"/matches/{match_id}", status_code=303)
+    if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
+        return JSONResponse({"detail": error}, status_code=status if status >= 400 else 409)
     match = service(request).get(match_id)
     context = match_context(request, match, taps=taps, error=error)
-    return templates.TemplateResponse(request, "partials/live.html", context)
+    if not is_htmx(request):
+        # A plain form post that was refused: the whole page, with the reason on it.
+        return templates.TemplateResponse(
+            request, "match.html", context, status_code=status if status >= 400 else 409, headers=NO_STORE
+        )
+    return templates.TemplateResponse(request, "partials/live.html", context, headers=NO_STORE)
 
 
 @router.post("/matches/{match_id}/click", response_class=HTMLResponse)
@@ -269,7 +332,7 @@ def click(
         try:
             svc.move(match_id, viewer_hash(request), result.complete, ply)
         except ServiceError as exc:
-            return _live_or_redirect(request, match_id, error=str(exc))
+            return _live_or_redirect(request, match_id, error=str(exc), status=exc.status_code)
         return _live_or_redirect(request, match_id)
     if not result.valid:
         chosen = ()
@@ -291,6 +354,7 @@ ACTIONS = {
 def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Response:
     svc = service(request)
     if action == "rematch":
+        check_create_limit(request)  # a rematch creates a match like the lobby's form
         change = svc.rematch(match_id, viewer_hash(request))
         response = RedirectResponse(f"/matches/{change.match.id}", status_code=303)
         if is_htmx(request):
@@ -298,9 +362,9 @@ def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Resp
         return response
     handler = ACTIONS.get(action)
     if handler is None:
-        return _live_or_redirect(request, match_id, error=N_("That action is not known."))
+        return _live_or_redirect(request, match_id, error=N_("That action is not known."), status=422)
     try:
         handler(svc, match_id, viewer_hash(request))
     except ServiceError as exc:
-        return _live_or_redirect(request, match_id, error=str(exc))
+        return _live_or_redirect(request, match_id, error=str(exc), status=exc.status_code)
     return _live_or_redirect(request, match_id)

@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
+from app import fairness
 from app.models import Match, MoveRecord, Seat
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.services.names import clean_name
@@ -225,8 +226,12 @@ class MatchService:
         public: bool = False,
         options: dict[str, Any] | None = None,
         computer_level: int | None = None,
+        client_key: str | None = None,
     ) -> Change:
-        """A new match with the creator seated; against the computer it starts at once."""
+        """A new match with the creator seated; against the computer it starts at once.
+
+        ``client_key`` (a hash of the creator's address) counts open seeks per client.
+        """
         try:
             game = games.get(game_name)
         except UnknownGame as exc:
@@ -255,7 +260,12 @@ class MatchService:
             )
         except (TypeError, ValueError) as exc:
             raise Invalid(f"bad options for {game_name}: {exc}") from None
+        match.client_key = client_key
         with self.sessions.begin() as db:
+            if match.public:
+                fairness.check_open_seeks(db, client_key)
+            if computer_level is not None:
+                fairness.check_computer_games(db, token_hash)
             db.add(match)
         self._after(match.id, match.version, match.ai_turn_at is not None, publish=False)
         created = self.get(match.id)
@@ -467,14 +477,25 @@ class MatchService:
         db.add(fresh)
         return fresh.id
 
-    def move_seat(self, match_id: str, seat_id: int, token_hash: str) -> Change:
-        """Hand a seat to this browser (the private "continue on another device" link)."""
+    def move_seat(
+        self, match_id: str, seat_id: int, token_hash: str, check: Callable[[Seat], bool] = lambda s: True
+    ) -> Change:
+        """Hand a seat to this browser (the private "continue on another device" link).
+
+        ``check`` is asked under the row lock (is the link still good for this holder?),
+        so two confirmations of one link cannot both move the seat.
+        """
         with self.sessions.begin() as db:
             match = self._lock(db, match_id)
             seat = next((s for s in match.seats if s.id == seat_id), None)
-            if seat is None:
-                raise NotFound("that seat does not exist")
-            seat.token_hash = token_hash
+            if seat is None or not check(seat):
+                raise NotFound(N_("this continue link is not valid (any more)"))
+            if seat.token_hash != token_hash:
+                seat.moved_from_hash = seat.token_hash
+                seat.token_hash = token_hash
+            self._touch(match)  # the old device's page refreshes and is told
+            version = match.version
+        self.publish(match_id, version)
         return Change(self.get(match_id), seat)
 
     # -------------------------------------------------------------- helpers
