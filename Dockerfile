@@ -28,4 +28,7 @@ USER tablero
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
-CMD ["uvicorn", "--factory", "app.main:create_app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers"]
+# --limit-concurrency: past 4096 connections uvicorn answers 503 at once rather than run
+# out of descriptors; the app raises its own descriptor limit to the hard limit at start
+# (docker-compose.yml sets 65536) and caps event streams well inside it.
+CMD ["uvicorn", "--factory", "app.main:create_app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--limit-concurrency", "4096"]

@@ -18,22 +18,25 @@ from app.models import Match, Seat
 from app.services.errors import Conflict
 from app.texts import N_
 
-#: Public matches one client may have waiting for an opponent in the lobby at once.
+#: Public matches one player may have waiting for an opponent in the lobby at once, and
+#: one address (several players may share one, behind a school's NAT, say).
 MAX_OPEN_SEEKS = 3
+MAX_OPEN_SEEKS_PER_ADDRESS = 10
 #: Games against the computer one player may have going at once (the ladder included).
 MAX_COMPUTER_GAMES = 5
 
 
-def check_open_seeks(db: Session, client_key: str | None) -> None:
-    if client_key is None:
-        return
-    open_seeks = db.scalar(
-        select(func.count())
-        .select_from(Match)
-        .where(Match.status == "waiting", Match.public.is_(True), Match.client_key == client_key)
+def check_open_seeks(db: Session, token_hash: str, client_key: str | None) -> None:
+    seeks = select(func.count(func.distinct(Match.id))).where(
+        Match.status == "waiting", Match.public.is_(True)
     )
-    if (open_seeks or 0) >= MAX_OPEN_SEEKS:
+    mine = db.scalar(seeks.join(Seat, Seat.match_id == Match.id).where(Seat.token_hash == token_hash))
+    if (mine or 0) >= MAX_OPEN_SEEKS:
         raise Conflict(N_("you already have three public matches waiting for an opponent"))
+    if client_key is not None:
+        from_here = db.scalar(seeks.where(Match.client_key == client_key))
+        if (from_here or 0) >= MAX_OPEN_SEEKS_PER_ADDRESS:
+            raise Conflict(N_("too many public matches from your network are waiting for an opponent"))
 
 
 def computer_games_of(db: Session, token_hash: str) -> int:

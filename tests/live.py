@@ -58,7 +58,7 @@ class LiveServer:
             cwd=ROOT,
             env=env,
         )
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + 60  # a loaded CI machine starts slowly
         while time.monotonic() < deadline:
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:

@@ -263,7 +263,7 @@ class MatchService:
         match.client_key = client_key
         with self.sessions.begin() as db:
             if match.public:
-                fairness.check_open_seeks(db, client_key)
+                fairness.check_open_seeks(db, token_hash, client_key)
             if computer_level is not None:
                 fairness.check_computer_games(db, token_hash)
             db.add(match)

@@ -281,3 +281,71 @@ def test_more_security_headers(alice: TestClient, tmp_path: Path) -> None:
     assert "strict-transport-security" not in page.headers
     secure = TestClient(make_app(tmp_path / "s", secure_cookies=True), base_url="https://testserver")
     assert "max-age=" in secure.get("/", headers=HTML).headers["strict-transport-security"]
+
+
+# ------------------------------------------------ 2. rate-limit keys
+
+
+def test_rate_limit_keys_are_valid_and_short() -> None:
+    from app.security import TokenBuckets, client_key
+
+    assert client_key("203.0.113.7") == "203.0.113.7"
+    assert client_key("::ffff:203.0.113.7") == "203.0.113.7"
+    # One IPv6 client has a whole /64: it is one key.
+    assert client_key("2001:db8:1:2::1") == client_key("2001:db8:1:2:ffff::9") == "2001:db8:1:2::/64"
+    forged = [client_key("x" * 7000 + str(i)) for i in range(50)]
+    assert all(len(k) <= 64 for k in forged)
+    buckets = TokenBuckets(per_second=1, burst=1, max_keys=100)
+    for i in range(5000):
+        buckets.take(f"k{i}" + "y" * 7000)
+    assert len(buckets) == 100
+    assert all(len(k) <= 64 for k in buckets.keys())
+
+
+# ------------------------------------------------ 3. rematches are creates
+
+
+def test_rematches_count_against_the_create_limit(tmp_path: Path) -> None:
+    app = make_app(tmp_path, rate_limits=True, computer_thinker="first-legal")
+    with TestClient(app) as client:
+        match_id = create(client, opponent={"level": 1})
+        statuses = []
+        for _ in range(30):
+            client.post(f"/api/matches/{match_id}/resign")
+            answer = client.post(f"/api/matches/{match_id}/rematch")
+            statuses.append(answer.status_code)
+            if answer.status_code != 200:
+                break
+            match_id = answer.json()["id"]
+        assert 429 in statuses and len(statuses) <= 21
+        # The page's rematch button is counted as well.
+        page = client.post(f"/matches/{match_id}/act", data={"action": "rematch"}, headers=HTML)
+        assert page.status_code == 429
+
+
+# ------------------------------------------------ 9 (part). seeks and computer games per client
+
+
+def test_one_client_cannot_fill_the_lobby(alice: TestClient, bob: TestClient) -> None:
+    made = [
+        alice.post("/api/matches", json={"game": "morris", "name": "A", "public": True}).status_code
+        for _ in range(5)
+    ]
+    assert made == [201, 201, 201, 409, 409]
+    # Private invitations are not seeks; another client still has room.
+    assert alice.post("/api/matches", json={"game": "morris", "name": "A"}).status_code == 201
+    assert bob.post("/api/matches", json={"game": "morris", "name": "B", "public": True}).status_code == 201
+    assert len(alice.app.state.matches.lobby()["open"]) == 4
+    # One address, many browsers (cookies dropped): ten seeks, then no more.
+    for _ in range(6):
+        TestClient(alice.app).post("/api/matches", json={"game": "morris", "name": "C", "public": True})
+    refused = TestClient(alice.app).post("/api/matches", json={"game": "morris", "name": "D", "public": True})
+    assert refused.status_code == 409 and "network" in refused.json()["detail"]
+    assert len(alice.app.state.matches.lobby()["open"]) == 10
+
+
+def test_open_games_against_the_computer_are_capped_per_player(alice: TestClient) -> None:
+    body = {"game": "morris", "name": "A", "opponent": {"level": 1}}
+    made = [alice.post("/api/matches", json=body).status_code for _ in range(6)]
+    assert made == [201] * 5 + [409]
+    assert alice.post("/api/ladder/runs", json={"name": "A"}).status_code == 409
