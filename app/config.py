@@ -41,6 +41,8 @@ class Settings:
     #: The site's public origin (https://tablero.example), for links people copy. Unset,
     #: links are built from the request, which is only right in development.
     public_url: str | None = None
+    #: Seconds between two housekeeping runs (app/services/cleanup.py) in each process.
+    cleanup_seconds: float = 600.0
     #: Open event streams one client (address) may hold at once; more get 429.
     streams_per_client: int = 32
 

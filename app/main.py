@@ -33,6 +33,7 @@ from app.security import (
     bound_logs,
     raise_descriptor_limit,
 )
+from app.services.cleanup import Cleanup
 from app.services.errors import ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
@@ -58,9 +59,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         async with listening(app.state.broker):
             await app.state.computer.start()
+            await app.state.cleanup.start()
             try:
                 yield
             finally:
+                await app.state.cleanup.stop()
                 await app.state.computer.stop()
         app.state.engine.dispose()
 
@@ -90,6 +93,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.matches = matches
     app.state.computer = computer
     app.state.ladder = LadderService(sessions, matches)
+    app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
 
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(pages.router)

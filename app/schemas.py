@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
 
 from app.services.names import NAME_PATTERN, clean_name
 
 #: The display-name rule, published as the pattern the server applies (names.py).
 NAME_RULE: dict[str, Any] = {
     "pattern": NAME_PATTERN,
+    "minLength": 1,
     "description": "1-32 characters after trimming; no control or invisible characters; "
     "whitespace inside folds to single spaces",
 }
@@ -37,7 +38,7 @@ class SmallOpponent(Strict):
 class _MatchCreate(Strict):
     name: str = name_field()
     side: Literal["first", "second", "random"] = "random"
-    public: bool = False
+    public: StrictBool = False
 
     @field_validator("name")
     @classmethod

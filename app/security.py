@@ -229,7 +229,7 @@ class TokenBuckets:
     def __len__(self) -> int:
         return len(self._buckets)
 
-    def keys(self) -> list[str]:
+    def known_keys(self) -> list[str]:
         with self._lock:
             return list(self._buckets)
 

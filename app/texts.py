@@ -24,6 +24,8 @@ REASONS = {
     "last-buoy": N_("only one buoy is left"),
     "resignation": N_("resignation"),
     "agreement": N_("draw agreed"),
+    "expired": N_("nobody joined in time"),
+    "abandoned": N_("the player left the game"),
 }
 
 QUIET_REASONS = {

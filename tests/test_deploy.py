@@ -230,7 +230,6 @@ def test_events_pass_through_nginx_as_they_happen(proxied: tuple[str, LiveServer
     assert heard[0][0] - sent < 1.0
 
 
-
 @needs_nginx
 @pytest.mark.parametrize("server_env", [{"RATE_LIMITS": "on"}])
 def test_rate_limits_hold_behind_nginx_whatever_x_forwarded_for(proxied: tuple[str, LiveServer]) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
@@ -128,6 +128,8 @@ def build_match(
         version=1,
         turn_started_at=started if status == "playing" else None,
     )
+    if started is not None:  # the service's clock, so expiry follows it (cleanup.py)
+        match.created_at = match.updated_at = started
     match.seats.extend(seats)
     settle_turn(match, started)
     return match
@@ -203,6 +205,8 @@ class MatchService:
                 stmt = select(Match).where(Match.status == status)
                 if public_only:
                     stmt = stmt.where(Match.public.is_(True))
+                if status == "finished":  # expired seeks were never played: not news
+                    stmt = stmt.where(or_(Match.reason.is_(None), Match.reason != "expired"))
                 stmt = stmt.order_by(Match.updated_at.desc()).limit(limit)
                 found = list(db.scalars(stmt))
                 for match in found:
@@ -497,6 +501,21 @@ class MatchService:
             version = match.version
         self.publish(match_id, version)
         return Change(self.get(match_id), seat)
+
+    def end_by_server(
+        self, match_id: str, winner: str | None, reason: str, still: Callable[[Match], bool]
+    ) -> Change:
+        """Finish a match for the server's own reason (cleanup: "expired", "abandoned"),
+        if ``still`` holds under the row lock; otherwise Conflict and nothing changes."""
+        with self.sessions.begin() as db:
+            match = self._lock(db, match_id)
+            if not still(match):
+                raise Conflict("the match changed meanwhile")
+            self._finish(db, match, winner, reason)
+            self._touch(match)
+            version = match.version
+        self.publish(match_id, version)
+        return Change(self.get(match_id))
 
     # -------------------------------------------------------------- helpers
 

@@ -30,11 +30,13 @@ WHITESPACE = _ranges(
     [(0x09, 0x0D), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
      (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000)]
 )  # fmt: skip
-#: Unicode categories Cc, Cf, Cs and Co (Unicode 14, Python 3.11), whitespace left out.
+#: Unicode categories Cc, Cf and Co (Unicode 14, Python 3.11), whitespace left out. Lone
+#: surrogates (Cs) are not text at all: JSON Schema's engines cannot name them, and
+#: clean_name refuses them apart.
 FORBIDDEN = _ranges(
     [(0x0, 0x8), (0xE, 0x1B), (0x7F, 0x84), (0x86, 0x9F), (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C),
      (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891), (0x8E2, 0x8E2), (0x180E, 0x180E), (0x200B, 0x200F),
-     (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xD800, 0xF8FF), (0xFEFF, 0xFEFF),
+     (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F), (0xE000, 0xF8FF), (0xFEFF, 0xFEFF),
      (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438), (0x1BCA0, 0x1BCA3),
      (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F), (0xF0000, 0xFFFFD), (0x100000, 0x10FFFD)]
 )  # fmt: skip
@@ -44,12 +46,13 @@ NAME_PATTERN = (
     f"(?:[^{FORBIDDEN}]{{0,{MAX_NAME - 2}}}[^{WHITESPACE}{FORBIDDEN}])?[{WHITESPACE}]*$"
 )
 _NAME = re.compile(NAME_PATTERN)
-_FORBIDDEN = re.compile(f"[{FORBIDDEN}]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_FORBIDDEN = re.compile(f"[{FORBIDDEN}\\ud800-\\udfff]")
 
 
 def clean_name(raw: str) -> str:
     """The name trimmed, or ``Invalid`` when it is empty, too long or holds control characters."""
-    if not _NAME.match(raw):
+    if not _NAME.match(raw) or _SURROGATE.search(raw):
         if not raw.strip():
             raise Invalid(N_("a display name is required"))
         if _FORBIDDEN.search(raw):
