@@ -235,13 +235,13 @@ def test_events_pass_through_nginx_as_they_happen(proxied: tuple[str, LiveServer
 def test_rate_limits_hold_behind_nginx_whatever_x_forwarded_for(proxied: tuple[str, LiveServer]) -> None:
     proxy, _server = proxied
     statuses = []
-    for i in range(30):
+    for i in range(40):
         client = httpx.Client(base_url=proxy, headers={"X-Forwarded-For": f"198.51.100.{i}"})
         response = client.post("/api/matches", json={"game": "morris", "name": "A"})
         statuses.append(response.status_code)
-    # The burst of 20 and what refills meanwhile (0.5 a second), not 30 "different clients".
+    # The burst of 20 and what refills meanwhile (0.5 a second), not 40 "different clients".
     assert statuses[:20] == [201] * 20
-    assert 429 in statuses[20:] and statuses.count(201) <= 26, statuses
+    assert statuses.count(429) >= 5, statuses
 
 
 @needs_nginx
@@ -275,26 +275,31 @@ def test_nginx_caps_event_streams_per_client(proxied: tuple[str, LiveServer]) ->
 
 @needs_nginx
 def test_nginx_drops_a_header_sent_one_byte_a_second(proxied: tuple[str, LiveServer]) -> None:
+    import select
     import socket
 
     proxy, _server = proxied
     host, port = proxy.removeprefix("http://").split(":")
-    s = socket.create_connection((host, int(port)), timeout=2)
+    s = socket.create_connection((host, int(port)), timeout=5)
     started = time.monotonic()
     closed_after = None
     try:
         for byte in b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 40:
             try:
                 s.sendall(bytes([byte]))
-                if s.recv(1024, socket.MSG_DONTWAIT) == b"":
-                    closed_after = time.monotonic() - started
-                    break
-            except BlockingIOError:
-                pass
-            except OSError:
+            except (BrokenPipeError, ConnectionResetError):
                 closed_after = time.monotonic() - started
                 break
-            time.sleep(1)
+            readable, _, _ = select.select([s], [], [], 1.0)
+            if readable:
+                try:
+                    data = s.recv(1024)
+                except ConnectionResetError:
+                    data = b""
+                if data == b"" or data.startswith(b"HTTP/1.1 408"):
+                    closed_after = time.monotonic() - started
+                    break
     finally:
         s.close()
+    # nginx's default would wait 60 s for the header; the config allows 10.
     assert closed_after is not None and closed_after < 15, closed_after
