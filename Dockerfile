@@ -30,4 +30,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2)"]
 # Keep idle connections longer than clients and proxies keep theirs (httpx 5 s, nginx 60 s),
 # so that the client, not the server, closes an idle one: no request races a close.
-CMD ["uvicorn", "--factory", "app.main:create_app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--timeout-keep-alive", "75"]
+# --limit-concurrency: past 4096 connections uvicorn answers 503 at once rather than run
+# out of descriptors; the app raises its own descriptor limit to the hard limit at start
+# (docker-compose.yml sets 65536) and caps event streams well inside it.
+CMD ["uvicorn", "--factory", "app.main:create_app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--timeout-keep-alive", "75", "--limit-concurrency", "4096"]

@@ -14,15 +14,19 @@ import contextlib
 import hashlib
 import logging
 import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import or_, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 import games
+from app.fairness import RoundRobin, Waiting
 from app.models import Match
 from app.services.errors import ServiceError
 from app.services.matches import MatchService, computer_seat, now
@@ -40,6 +44,8 @@ class Job:
     seed: int
     #: the match's earlier positions, start first (repetition rules need them)
     history: tuple[str, ...] = ()
+    #: whose game it is (the human seat's token hash): the round robin's key
+    owner: str = ""
 
 
 def seed_for(match_id: str, ply: int) -> int:
@@ -63,6 +69,26 @@ def first_legal(game_name: str, position: str, level: int, seed: int, history: t
     """A deliberately weak, predictable opponent for tests only (TABLERO_TEST_OPPONENT)."""
     game = games.get(game_name)
     return game.move_texts(game.parse_position(position))[0]
+
+
+def end_with_parent() -> None:
+    """Worker process initialiser: exit as soon as the server that started us is gone.
+
+    After a ``kill -9`` of the server nobody shuts the pool down, and a worker waiting
+    for its next job would wait for ever.
+    """
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
+
+
+#: How many of the oldest waiting computer turns the round robin chooses among.
+CANDIDATES = 200
 
 
 THINKERS: dict[str, Callable[[str, str, int, int, tuple[str, ...]], str]] = {
@@ -93,6 +119,9 @@ class ComputerWorker:
         self._wake: asyncio.Event | None = None
         self._pool: Executor | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        #: Serves waiting turns player by player (app.fairness), not oldest first.
+        self.fair = RoundRobin()
+        self._fair_lock = threading.Lock()
 
     # ----------------------------------------------------------- lifecycle
 
@@ -102,7 +131,9 @@ class ComputerWorker:
         if self.thinker is think:
             # spawn: forking a process that runs threads (the server) is not safe.
             context = multiprocessing.get_context("spawn")
-            self._pool = ProcessPoolExecutor(max_workers=self.processes, mp_context=context)
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.processes, mp_context=context, initializer=end_with_parent
+            )
         self._tasks = [asyncio.create_task(self._run()) for _ in range(self.processes)]
         self._wake.set()  # pick up turns left over from before a restart
 
@@ -135,7 +166,11 @@ class ComputerWorker:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
                 continue
-            await self._play(job)
+            try:
+                await self._play(job)
+            finally:
+                with self._fair_lock:
+                    self.fair.finished(job.owner)
 
     async def _play(self, job: Job) -> None:
         # The lease is short so that a turn held by a crashed process is retried soon;
@@ -189,20 +224,38 @@ class ComputerWorker:
                     Match.ai_turn_at.is_not(None),
                     or_(Match.ai_claimed_until.is_(None), Match.ai_claimed_until < moment),
                 )
+                .options(selectinload(Match.seats))
                 .order_by(Match.ai_turn_at)
-                .limit(1)
+                .limit(CANDIDATES)
                 .with_for_update(skip_locked=True)
             )
-            match = db.scalars(stmt).first()
-            if match is None:
-                return None
+            candidates = list(db.scalars(stmt))
+            waiting = [Waiting(m.id, _owner(m)) for m in candidates]
+            with self._fair_lock:
+                chosen = self.fair.choose(waiting)
+                if chosen is None:
+                    return None
+                match = next(m for m in candidates if m.id == chosen.match_id)
+                self.fair.started(chosen.owner)
             game = games.get(match.game)
             seat = computer_seat(match, game.to_move(game.parse_position(match.position)))
             if seat is None or match.status != "playing":
                 match.ai_turn_at = None
+                with self._fair_lock:
+                    self.fair.finished(chosen.owner)
                 return None
             match.ai_claimed_until = moment + self.lease
             assert seat.ai_level is not None
             return Job(
-                match.id, match.game, match.position, match.ply, seat.ai_level, seed_for(match.id, match.ply)
+                match.id,
+                match.game,
+                match.position,
+                match.ply,
+                seat.ai_level,
+                seed_for(match.id, match.ply),
+                owner=chosen.owner,
             )
+
+
+def _owner(match: Match) -> str:
+    return next((s.token_hash or "" for s in match.seats if s.ai_level is None), "")

@@ -38,6 +38,13 @@ class Settings:
     #: Per-client rate limits on creating matches/runs and on moves; off only for
     #: load tests from one address (RATE_LIMITS=off).
     rate_limits: bool = True
+    #: The site's public origin (https://tablero.example), for links people copy. Unset,
+    #: links are built from the request, which is only right in development.
+    public_url: str | None = None
+    #: Seconds between two housekeeping runs (app/services/cleanup.py) in each process.
+    cleanup_seconds: float = 600.0
+    #: Open event streams one client (address) may hold at once; more get 429.
+    streams_per_client: int = 32
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -51,6 +58,10 @@ class Settings:
             kwargs["computer_thinker"] = os.environ["TABLERO_TEST_OPPONENT"]
         if os.environ.get("RATE_LIMITS", "").lower() in {"0", "off", "false", "no"}:
             kwargs["rate_limits"] = False
+        if os.environ.get("PUBLIC_URL"):
+            kwargs["public_url"] = os.environ["PUBLIC_URL"].rstrip("/")
+        if os.environ.get("STREAMS_PER_CLIENT"):
+            kwargs["streams_per_client"] = max(1, int(os.environ["STREAMS_PER_CLIENT"]))
         if os.environ.get("SECRET_KEY"):
             kwargs["secret_key"] = os.environ["SECRET_KEY"]
         return cls(**kwargs)  # type: ignore[arg-type]

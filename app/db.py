@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -56,3 +57,21 @@ def _sqlite_begin_immediate(connection: Any) -> None:
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:
     return sessionmaker(engine, expire_on_commit=False)
+
+
+#: SQLSTATE classes of a PostgreSQL that cannot serve now: connection (08), out of
+#: resources such as a full disk (53), operator intervention such as a shutdown (57),
+#: and a read-only transaction (25006).
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57", "25006")
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` means the database cannot serve for now (answer 503, not 500)."""
+    if isinstance(exc, sa_exc.OperationalError | sa_exc.TimeoutError | sa_exc.InterfaceError):
+        return True
+    if isinstance(exc, sa_exc.DBAPIError):
+        if exc.connection_invalidated:
+            return True
+        state = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None) or ""
+        return any(state.startswith(prefix) for prefix in _UNAVAILABLE_SQLSTATES)
+    return False

@@ -11,17 +11,32 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+import games
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
-from app.db import make_engine, make_sessionmaker
+from app.db import make_engine, make_sessionmaker, unavailable
 from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, pages, record_pages, records
-from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
+from app.security import (
+    BodyLimit,
+    Limiter,
+    RateLimit,
+    SameOrigin,
+    Scope,
+    SecurityHeaders,
+    ServerErrors,
+    StreamLimit,
+    TooManyRequests,
+    bound_logs,
+    raise_descriptor_limit,
+)
+from app.services.cleanup import Cleanup
 from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
@@ -30,10 +45,19 @@ from app.texts import N_
 from app.web import localized, page_context, templates
 from games.base import GameError
 
+#: Seconds a client is asked to wait when the database cannot serve (503).
+RETRY_AFTER_UNAVAILABLE = 5
+UNAVAILABLE = N_("the database is unavailable for a moment; please try again shortly")
+INTERNAL = N_("something went wrong on our side; please try again")
+#: A refusal's message echoes what was asked for (an id, a name); never at any length.
+MAX_MESSAGE = 300
+
 
 def create_app(settings: Settings | None = None, clock: Callable[[], datetime] | None = None) -> FastAPI:
     """The application; ``clock`` replaces the time source (tests of think time)."""
     settings = settings or Settings.from_env()
+    raise_descriptor_limit()
+    bound_logs()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -41,9 +65,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
             await app.state.computer.start()
             await app.state.deadlines.start()
             await app.state.review_worker.start()
+            await app.state.cleanup.start()
             try:
                 yield
             finally:
+                await app.state.cleanup.stop()
                 await app.state.review_worker.stop()
                 await app.state.deadlines.stop()
                 await app.state.computer.stop()
@@ -92,6 +118,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         sessions, processes=settings.computer_processes, clock=clock or now
     )
     app.state.reviews = ReviewService(sessions, clock=clock or now, wake=app.state.review_worker.wake)
+    app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
@@ -104,12 +131,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(records.api_router)
     app.include_router(record_pages.router)
     _install_error_handlers(app)
-    # Outermost last: headers on everything, then the cheap refusals before any work.
-    if settings.rate_limits:
-        app.add_middleware(RateLimit)
+    # Outermost last: headers on everything (500s included: ServerErrors is inside),
+    # then the cheap refusals before any work.
+    app.add_middleware(ServerErrors, render=_render_server_error)
+    app.add_middleware(StreamLimit, per_client=settings.streams_per_client)
+    app.state.limiter = Limiter() if settings.rate_limits else None
+    if app.state.limiter is not None:
+        app.add_middleware(RateLimit, limiter=app.state.limiter)
     app.add_middleware(BodyLimit)
     app.add_middleware(SameOrigin)
-    app.add_middleware(SecurityHeaders)
+    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
     return app
 
 
@@ -117,12 +148,32 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", "")
 
 
-def _error_response(request: Request, status: int, error: object) -> Response:
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1] + "…"
+
+
+def _error_response(
+    request: Request, status: int, error: object, headers: dict[str, str] | None = None
+) -> Response:
     """JSON keeps the English message (the API's contract); a page says it in the reader's language."""
+    if len(request.url.path) > MAX_MESSAGE:
+        # The page's language links repeat the path: not a 20 KB one.
+        request = Request({**request.scope, "path": "/", "raw_path": b"/"}, request.receive)
     if _wants_json(request):
-        return JSONResponse({"detail": str(error)}, status_code=status)
-    context = page_context(request, status=status, message=localized(request, error))
-    return templates.TemplateResponse(request, "error.html", context, status_code=status)
+        return JSONResponse({"detail": _clip(str(error))}, status_code=status, headers=headers)
+    context = page_context(request, status=status, message=_clip(localized(request, error)))
+    return templates.TemplateResponse(request, "error.html", context, status_code=status, headers=headers)
+
+
+def _unavailable_response(request: Request) -> Response:
+    return _error_response(request, 503, UNAVAILABLE, {"Retry-After": str(RETRY_AFTER_UNAVAILABLE)})
+
+
+async def _render_server_error(scope: Scope, exc: Exception) -> Response:
+    request = Request(scope)
+    if unavailable(exc):
+        return _unavailable_response(request)
+    return _error_response(request, 500, INTERNAL)
 
 
 #: Starlette's own reasons, as people are told them (the API has said these since 0.1).
@@ -142,6 +193,13 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         parts = []
         for error in exc.errors():
+            if error.get("type") == "union_tag_invalid":
+                tag = str(error.get("ctx", {}).get("tag", ""))[:32]
+                parts.append(f"unknown game {tag!r}; the games are {', '.join(games.names())}")
+                continue
+            if error.get("type") == "union_tag_not_found":
+                parts.append(f"game: required, one of {', '.join(games.names())}")
+                continue
             where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path"))
             message = str(error.get("msg", "invalid"))
             message = message.removeprefix("Value error, ")
@@ -159,4 +217,15 @@ def _install_error_handlers(app: FastAPI) -> None:
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
         if message == HTTPStatus(exc.status_code).phrase and exc.status_code in HTTP_MESSAGES:
             message = HTTP_MESSAGES[exc.status_code]
-        return _error_response(request, exc.status_code, message)
+        # exc.headers carry meaning: Allow on a 405, for one.
+        return _error_response(request, exc.status_code, message, dict(exc.headers or {}))
+
+    @app.exception_handler(TooManyRequests)
+    async def too_many(request: Request, exc: TooManyRequests) -> Response:
+        return _error_response(request, 429, str(exc), {"Retry-After": str(exc.retry_after)})
+
+    @app.exception_handler(SQLAlchemyError)
+    async def database_error(request: Request, exc: SQLAlchemyError) -> Response:
+        if unavailable(exc):
+            return _unavailable_response(request)
+        raise exc

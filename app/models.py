@@ -71,6 +71,8 @@ class Match(Base):
     #: When the side to move runs out, or a match nobody joined expires: the deadline
     #: worker's queue (any process finishes a match whose deadline has passed).
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    #: A hash of the creating client's address (the rate-limit key): open seeks per client.
+    client_key: Mapped[str | None] = mapped_column(String(64), index=True)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.side", cascade="all, delete-orphan"
@@ -92,6 +94,9 @@ class Seat(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64), index=True)
     #: The computer's level when this seat is played by the computer.
     ai_level: Mapped[int | None] = mapped_column(Integer)
+    #: The token hash that held the seat before a "continue on another device" link moved
+    #: it: that browser is told its seat moved.
+    moved_from_hash: Mapped[str | None] = mapped_column(String(64))
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     #: Refreshed while this seat's browser holds an event stream open (abandonment claims).
     last_seen_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
@@ -189,3 +194,12 @@ class Review(Base):
     requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class HealthProbe(Base):
+    """One row that /healthz writes, so a database that cannot be written is reported."""
+
+    __tablename__ = "health_probe"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
 
 from app.services import clocks
-from app.services.names import clean_name
+from app.services.names import NAME_PATTERN, clean_name
+
+#: The display-name rule, published as the pattern the server applies (names.py).
+NAME_RULE: dict[str, Any] = {
+    "pattern": NAME_PATTERN,
+    "minLength": 1,
+    "description": "1-32 characters after trimming; no control or invisible characters; "
+    "whitespace inside folds to single spaces",
+}
+
+
+def name_field() -> Any:
+    return Field(json_schema_extra=NAME_RULE)
 
 
 class Strict(BaseModel):
@@ -15,6 +27,8 @@ class Strict(BaseModel):
 
 
 class Opponent(Strict):
+    """The computer's level: Bashni has the ladder's 18, the other games 4."""
+
     level: int = Field(ge=1, le=18)
 
 
@@ -36,12 +50,14 @@ class CorrespondenceControl(Strict):
 TimeControlBody = Annotated[RealtimeControl | CorrespondenceControl, Field(discriminator="kind")]
 
 
-class MatchCreate(Strict):
-    game: str = Field(max_length=32)
-    name: str = Field(max_length=200)
+class SmallOpponent(Strict):
+    level: int = Field(ge=1, le=4)
+
+
+class _MatchCreate(Strict):
+    name: str = name_field()
     side: Literal["first", "second", "random"] = "random"
-    public: bool = False
-    opponent: Opponent | None = None
+    public: StrictBool = False
     options: dict[str, StrictBool | StrictInt] | None = Field(
         default=None,
         description=(
@@ -65,8 +81,34 @@ class MatchCreate(Strict):
         return clean_name(value)
 
 
+class BashniCreate(_MatchCreate):
+    game: Literal["bashni"]
+    opponent: Opponent | None = None
+
+
+class MorrisCreate(_MatchCreate):
+    game: Literal["morris"]
+    opponent: SmallOpponent | None = None
+
+
+class BobailCreate(_MatchCreate):
+    game: Literal["bobail"]
+    opponent: SmallOpponent | None = None
+
+
+class BilsangCreate(_MatchCreate):
+    game: Literal["bilsang"]
+    opponent: SmallOpponent | None = None
+
+
+#: One shape per game, told apart by "game", so the document says which levels each takes.
+MatchCreate = Annotated[
+    BashniCreate | MorrisCreate | BobailCreate | BilsangCreate, Field(discriminator="game")
+]
+
+
 class MatchJoin(Strict):
-    name: str = Field(max_length=200)
+    name: str = name_field()
 
     @field_validator("name")
     @classmethod
@@ -170,7 +212,7 @@ class ErrorDetail(BaseModel):
 
 
 class RunCreate(Strict):
-    name: str = Field(max_length=200)
+    name: str = name_field()
 
     @field_validator("name")
     @classmethod
@@ -209,3 +251,23 @@ class Leaderboard(BaseModel):
     entries: list[LeaderboardEntry]
     page: int
     pages: int
+
+
+_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}}
+_REFUSALS: dict[int, dict[str, Any]] = {
+    400: {"description": "the body is not UTF-8 JSON, or nested too deep"},
+    403: {"description": "no seat in this match, or a cross-site request"},
+    404: {"description": "no such match or run"},
+    409: {"description": "the request conflicts with the match's state (or a per-client limit)"},
+    413: {"description": "the body is over 64 KiB"},
+    422: {"description": "the request is not valid"},
+    429: {"description": "too many requests from this client", "headers": _RETRY_AFTER},
+    503: {"description": "the database is unavailable for a moment", "headers": _RETRY_AFTER},
+}
+#: What a reading call and a changing call can be refused with, for the OpenAPI document.
+READ_REFUSALS = (404, 422, 429, 503)
+WRITE_REFUSALS = (400, 403, 404, 409, 413, 422, 429, 503)
+
+
+def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {code: {"model": ErrorDetail, **_REFUSALS[code]} for code in codes}

@@ -7,10 +7,16 @@ unbuffered and untouched.
 
 from __future__ import annotations
 
+import hashlib
+import ipaddress
 import json
+import logging
 import math
+import re
+import resource
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +27,8 @@ Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+log = logging.getLogger("app.errors")
 
 #: Only the site's own scripts and styles; htmx is configured not to inject styles.
 CSP = (
@@ -33,7 +41,15 @@ SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
+    (
+        b"permissions-policy",
+        b"camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+    ),
+    (b"cross-origin-opener-policy", b"same-origin"),
+    (b"cross-origin-resource-policy", b"same-origin"),
 ]
+#: Only when the site is served over HTTPS (SECURE_COOKIES): browsers then refuse plain HTTP.
+HSTS = (b"strict-transport-security", b"max-age=31536000")
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 
@@ -62,8 +78,9 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, hsts: bool = False) -> None:
         self.app = app
+        self.headers = SECURITY_HEADERS + ([HSTS] if hsts else [])
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -74,7 +91,7 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 present = {k.lower() for k, _v in message.get("headers", ())}
                 message["headers"] = list(message.get("headers", ())) + [
-                    (k, v) for k, v in SECURITY_HEADERS if k not in present
+                    (k, v) for k, v in self.headers if k not in present
                 ]
             await send(message)
 
@@ -104,39 +121,49 @@ class SameOrigin:
 
 
 class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes (413) before anything reads them."""
+    """Refuse request bodies over ``limit`` bytes (413) before anything reads them.
+
+    The body is read here in full (at most ``limit`` bytes are held) and handed on,
+    so a chunked body without Content-Length is refused with 413 too, not left to
+    fail inside the body parser.
+    """
 
     def __init__(self, app: ASGIApp, limit: int = 64 * 1024) -> None:
         self.app = app
         self.limit = limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["method"] not in UNSAFE_METHODS:
             await self.app(scope, receive, send)
             return
         declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
             await _refuse(send, 413, f"the request body is over {self.limit} bytes")
             return
+        chunks: list[bytes] = []
         seen = 0
-
-        async def counted() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise BodyTooLarge
-            return message
+            if message["type"] != "http.request":
+                return  # the client went away before the body was complete
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
+                await _refuse(send, 413, f"the request body is over {self.limit} bytes")
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        replayed = False
 
-        try:
-            await self.app(scope, counted, send)
-        except BodyTooLarge:
-            await _refuse(send, 413, f"the request body is over {self.limit} bytes")
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
 
-
-class BodyTooLarge(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 @dataclass
@@ -145,25 +172,79 @@ class Bucket:
     updated: float
 
 
-class TokenBuckets:
-    """Per-key token buckets: ``burst`` requests at once, refilled at ``per_second``."""
+MAX_KEY = 64
 
-    def __init__(self, per_second: float, burst: int, clock: Callable[[], float] = time.monotonic) -> None:
+
+def client_key(host: str | None) -> str:
+    """The rate-limit key of a client address: short, valid, and one per IPv6 /64.
+
+    The address is the one uvicorn took from the trusted proxy (FORWARDED_ALLOW_IPS);
+    whatever it is, the key kept is at most MAX_KEY characters.
+    """
+    try:
+        address = ipaddress.ip_address((host or "").strip())
+    except ValueError:
+        if host and re.fullmatch(r"[A-Za-z0-9._-]{1,40}", host):  # a test client's name
+            return host
+        return "invalid:" + hashlib.sha256((host or "").encode("utf-8", "replace")).hexdigest()[:16]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
+
+
+def hashed_key(key: str) -> str:
+    """What is stored with a match about its creator: no address, only a hash of the key."""
+    return hashlib.sha256(key.encode()).hexdigest()[:32]
+
+
+def request_client_key(scope: Scope) -> str:
+    client = scope.get("client") or ("unknown", 0)
+    return client_key(client[0])
+
+
+class TokenBuckets:
+    """Per-key token buckets: ``burst`` requests at once, refilled at ``per_second``.
+
+    At most ``max_keys`` clients are remembered, least recently seen forgotten first
+    (an O(1) step per request, never a scan): a forgotten client has a full bucket,
+    which is what an idle client would have by now anyway.
+    """
+
+    def __init__(
+        self,
+        per_second: float,
+        burst: int,
+        clock: Callable[[], float] = time.monotonic,
+        max_keys: int = 50_000,
+    ) -> None:
         self.per_second = per_second
         self.burst = burst
         self.clock = clock
-        self._buckets: dict[str, Bucket] = {}
+        self.max_keys = max_keys
+        self._buckets: OrderedDict[str, Bucket] = OrderedDict()
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def known_keys(self) -> list[str]:
+        with self._lock:
+            return list(self._buckets)
 
     def take(self, key: str) -> float:
         """0 when allowed; otherwise the seconds to wait before the next request."""
+        key = key[:MAX_KEY]
         now = self.clock()
         with self._lock:
-            if len(self._buckets) > 100_000:  # forget idle clients rather than grow forever
-                self._buckets = {k: b for k, b in self._buckets.items() if now - b.updated < 600}
             bucket = self._buckets.get(key)
             if bucket is None:
                 bucket = self._buckets[key] = Bucket(float(self.burst), now)
+                while len(self._buckets) > self.max_keys:
+                    self._buckets.popitem(last=False)
+            else:
+                self._buckets.move_to_end(key)
             bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.per_second)
             bucket.updated = now
             if bucket.tokens >= 1:
@@ -189,7 +270,10 @@ def classify(method: str, path: str) -> str | None:
         return "create"  # a search of the computer's strongest level: as costly as a new match
     if method != "POST":
         return None
-    if path in ("/api/matches", "/matches", "/api/ladder/runs", "/ladder/runs", "/positions/play"):
+    # A rematch creates a match as much as the lobby's form does (the page's rematch
+    # goes through /act, which pages.act counts itself).
+    creating = ("/api/matches", "/matches", "/api/ladder/runs", "/ladder/runs", "/positions/play")
+    if path in creating or path.endswith("/rematch"):
         return "create"
     if path in ("/api/records", "/records/import") or path.endswith("/review"):
         return "create"
@@ -198,23 +282,173 @@ def classify(method: str, path: str) -> str | None:
     return None
 
 
+class TooManyRequests(Exception):
+    def __init__(self, retry_after: int) -> None:
+        super().__init__("too many requests; please slow down")
+        self.retry_after = retry_after
+
+
+class Limiter:
+    """The token buckets of every kind of limited request, keyed by client."""
+
+    def __init__(self, limits: dict[str, Limit] | None = None) -> None:
+        limits = limits if limits is not None else DEFAULT_LIMITS
+        self.buckets = {name: TokenBuckets(limit.per_second, limit.burst) for name, limit in limits.items()}
+
+    def wait(self, kind: str, key: str) -> float:
+        buckets = self.buckets.get(kind)
+        return buckets.take(key) if buckets is not None else 0.0
+
+    def check(self, kind: str, key: str) -> None:
+        """Raise TooManyRequests when ``key`` is over its ``kind`` limit (for routes)."""
+        wait = self.wait(kind, key)
+        if wait > 0:
+            raise TooManyRequests(max(1, math.ceil(wait)))
+
+
 class RateLimit:
     """429 with Retry-After when a client (its address) goes over its limit."""
 
-    def __init__(self, app: ASGIApp, limits: dict[str, Limit] | None = None) -> None:
+    def __init__(self, app: ASGIApp, limiter: Limiter | None = None) -> None:
         self.app = app
-        limits = limits if limits is not None else DEFAULT_LIMITS
-        self.buckets = {name: TokenBuckets(limit.per_second, limit.burst) for name, limit in limits.items()}
+        self.limiter = limiter or Limiter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             kind = classify(scope["method"], scope["path"])
-            buckets = self.buckets.get(kind) if kind else None
-            if buckets is not None:
-                client = scope.get("client") or ("unknown", 0)
-                wait = buckets.take(f"{kind}:{client[0]}")
+            if kind is not None:
+                wait = self.limiter.wait(kind, request_client_key(scope))
                 if wait > 0:
                     retry = str(max(1, math.ceil(wait))).encode()
                     await _refuse(send, 429, "too many requests; please slow down", [(b"retry-after", retry)])
                     return
         await self.app(scope, receive, send)
+
+
+EVENTS_PATH = re.compile(r"^/matches/[^/]+/events$")
+
+
+def descriptor_limit() -> int:
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def raise_descriptor_limit() -> int:
+    """Raise this process's soft limit on open files to its hard limit; the new soft limit.
+
+    Every event stream holds a socket: the default soft limit of 1024 is reached by
+    one busy page of spectators.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+    if wanted > soft:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+        except (ValueError, OSError):
+            pass
+    return soft
+
+
+class StreamLimit:
+    """At most ``per_client`` open event streams per client and ``total`` in all (429).
+
+    The total is kept well inside the process's descriptor limit, so streams can never
+    take the descriptors the database and new requests need.
+    """
+
+    def __init__(self, app: ASGIApp, per_client: int = 32, total: int | None = None) -> None:
+        self.app = app
+        self.per_client = per_client
+        self.total = total if total is not None else max(16, descriptor_limit() // 2 - 64)
+        self.open: dict[str, int] = {}
+        self.count = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "GET" or not EVENTS_PATH.match(scope["path"]):
+            await self.app(scope, receive, send)
+            return
+        key = request_client_key(scope)
+        # No await between the check and the count: the event loop runs one at a time.
+        if self.open.get(key, 0) >= self.per_client or self.count >= self.total:
+            await _refuse(
+                send, 429, "too many open event streams; close some pages", [(b"retry-after", b"10")]
+            )
+            return
+        self.open[key] = self.open.get(key, 0) + 1
+        self.count += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.count -= 1
+            left = self.open[key] - 1
+            if left:
+                self.open[key] = left
+            else:
+                del self.open[key]
+
+
+class ServerErrors:
+    """Turn an exception no handler took into a readable answer *inside* the other
+    middleware, so a 500 carries the security headers like any response."""
+
+    def __init__(self, app: ASGIApp, render: Callable[[Scope, Exception], Awaitable[ASGIApp]]) -> None:
+        self.app = app
+        self.render = render
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception as exc:
+            if not started:
+                response = await self.render(scope, exc)
+                await response(scope, receive, send)
+            raise  # the server logs it (and a test client shows it)
+
+
+class RepeatFilter(logging.Filter):
+    """Let one record of a kind through per ``seconds``: a storm (accept() failing with
+    EMFILE on every loop turn) must not fill the disk with identical tracebacks."""
+
+    def __init__(self, seconds: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.seconds = seconds
+        self.clock = clock
+        self.last: OrderedDict[tuple[str, int, str], float] = OrderedDict()
+        self.suppressed = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = (record.name, record.levelno, str(record.msg)[:200])
+        now = self.clock()
+        seen = self.last.get(kind)
+        if seen is not None and now - seen < self.seconds:
+            self.suppressed += 1
+            return False
+        self.last[kind] = now
+        self.last.move_to_end(kind)
+        while len(self.last) > 1000:
+            self.last.popitem(last=False)
+        return True
+
+
+_installed_filters: list[RepeatFilter] = []
+
+
+def bound_logs() -> None:
+    """Install the repeat filter on the loggers that storm when descriptors run out."""
+    if _installed_filters:
+        return
+    for name in ("asyncio", "uvicorn.error", "app.errors"):
+        flt = RepeatFilter()
+        logging.getLogger(name).addFilter(flt)
+        _installed_filters.append(flt)

@@ -33,6 +33,7 @@ REASONS = {
     "aborted": N_("aborted before both sides had moved"),
     "expired": N_("nobody joined in time"),
     "abandonment": N_("claimed after the opponent left the game"),
+    "abandoned": N_("the player left the game"),
 }
 
 #: Reasons of matches that ended without being played; the lobby does not list them.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote, unquote
 
 from babel.dates import format_date, format_time
 from babel.numbers import format_decimal
@@ -155,9 +156,23 @@ NAME_COOKIE = "tablero_name"
 
 
 def remember_name(response: Response, name: str) -> None:
-    """Keep the last display name so the next form comes filled in (one-click joins)."""
-    response.set_cookie(NAME_COOKIE, name.strip()[:32], max_age=COOKIE_MAX_AGE, samesite="lax", httponly=True)
+    """Keep the last display name so the next form comes filled in (one-click joins).
+
+    Percent-encoded: a header holds only Latin-1, and names are any Unicode. Call it
+    before the change is committed, so a failure here commits nothing.
+    """
+    value = quote(" ".join(name.split())[:32], safe="")
+    response.set_cookie(NAME_COOKIE, value, max_age=COOKIE_MAX_AGE, samesite="lax", httponly=True)
 
 
 def remembered_name(request: Request) -> str:
-    return (request.cookies.get(NAME_COOKIE) or "")[:32]
+    return unquote(request.cookies.get(NAME_COOKIE) or "", errors="replace")[:32]
+
+
+def absolute_url(request: Request, path: str) -> str:
+    """An absolute link to ``path`` for people to copy: from PUBLIC_URL when it is set,
+    never from a Host header an attacker chose; from the request only in development."""
+    public = settings(request).public_url
+    if public:
+        return public.rstrip("/") + path
+    return str(request.base_url).rstrip("/") + path

@@ -22,9 +22,13 @@ def free_port() -> int:
 class LiveServer:
     """uvicorn serving the app on a free port, against its own database."""
 
-    def __init__(self, database_url: str, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, database_url: str, env: dict[str, str] | None = None, nofile: int | None = None
+    ) -> None:
         self.database_url = database_url
         self.env = env or {}
+        #: A lowered limit on open files (soft and hard), as a small host would have.
+        self.nofile = nofile
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -57,6 +61,7 @@ class LiveServer:
             ],
             cwd=ROOT,
             env=env,
+            preexec_fn=self._limit_files if self.nofile else None,
         )
         # A shared, loaded machine can take half a minute just to import the app.
         deadline = time.monotonic() + 90
@@ -69,6 +74,11 @@ class LiveServer:
         # Never leave a half-started server behind: it would hold a port and a core.
         self.stop(kill=True)
         raise RuntimeError("the server did not start")
+
+    def _limit_files(self) -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (self.nofile, self.nofile))
 
     def stop(self, kill: bool = False) -> None:
         if self.process is None:

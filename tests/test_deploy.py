@@ -70,6 +70,16 @@ def test_compose_runs_migrations_once_then_three_replicas_behind_a_proxy() -> No
     assert proxy["depends_on"]["app"]["condition"] == "service_healthy"
 
 
+def test_compose_trusts_forwarded_headers_from_the_proxy_only() -> None:
+    services = compose()["services"]
+    app, proxy = services["app"], services["proxy"]
+    # Not "*": a client that reaches a replica directly must not choose its own address.
+    assert app["environment"]["FORWARDED_ALLOW_IPS"] == proxy["networks"]["default"]["ipv4_address"]
+    assert app["ulimits"]["nofile"]["soft"] >= 65536
+    assert app["environment"]["PUBLIC_URL"].startswith("${PUBLIC_URL")
+    assert "SERVER_NAME" in proxy["environment"]
+
+
 def test_dockerfile_installs_pinned_and_serves_the_factory() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert dockerfile.startswith("#") and "FROM python:3.11-slim" in dockerfile
@@ -86,6 +96,8 @@ def test_dockerfile_installs_pinned_and_serves_the_factory() -> None:
         "--proxy-headers",
         "--timeout-keep-alive",
         "75",
+        "--limit-concurrency",
+        "4096",
     ]
     # What the app reads from disk at run time is in the image.
     for needed in ("alembic.ini", "migrations", "templates", "static", "app", "games"):
@@ -143,16 +155,24 @@ def test_nginx_accepts_the_config(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def proxied(tmp_path: Path) -> Iterator[tuple[str, LiveServer]]:
+def server_env() -> dict[str, str]:
+    """Environment of the live server behind nginx (tests override it)."""
+    return {}
+
+
+@pytest.fixture
+def proxied(tmp_path: Path, server_env: dict[str, str]) -> Iterator[tuple[str, LiveServer]]:
     """Our nginx config in front of a live server: (the proxy's URL, the server)."""
     url = database_url(tmp_path)
     migrate(url)
-    server = LiveServer(url)
+    server = LiveServer(url, env=server_env)
     server.start()
     port = free_port()
     conf = NGINX_CONF.read_text()
     conf = conf.replace("resolver 127.0.0.11 valid=10s ipv6=off;", "")
-    conf = conf.replace("http://app:8000", server.url).replace("listen 80;", f"listen 127.0.0.1:{port};")
+    # What the nginx image's template step does with SERVER_NAME.
+    conf = conf.replace("${SERVER_NAME}", "127.0.0.1")
+    conf = conf.replace("http://app:8000", server.url).replace("listen 80", f"listen 127.0.0.1:{port}")
     server_conf = tmp_path / "server.conf"
     server_conf.write_text(conf)
     main = nginx_main_config(tmp_path, server_conf)
@@ -210,3 +230,71 @@ def test_events_pass_through_nginx_as_they_happen(proxied: tuple[str, LiveServer
     listener.join(timeout=5)
     assert heard and heard[0][1] == moved.json()["version"]
     assert heard[0][0] - sent < 1.0
+
+
+@needs_nginx
+@pytest.mark.parametrize("server_env", [{"RATE_LIMITS": "on"}])
+def test_rate_limits_hold_behind_nginx_whatever_x_forwarded_for(proxied: tuple[str, LiveServer]) -> None:
+    proxy, _server = proxied
+    statuses = []
+    for i in range(40):
+        client = httpx.Client(base_url=proxy, headers={"X-Forwarded-For": f"198.51.100.{i}"})
+        response = client.post("/api/matches", json={"game": "morris", "name": "A"})
+        statuses.append(response.status_code)
+    # The burst of 20 and what refills meanwhile (0.5 a second), not 40 "different clients".
+    assert statuses[:20] == [201] * 20
+    assert statuses.count(429) >= 5, statuses
+
+
+@needs_nginx
+def test_nginx_answers_only_for_the_site_s_name(proxied: tuple[str, LiveServer]) -> None:
+    proxy, _server = proxied
+    with pytest.raises(httpx.RemoteProtocolError):  # 444: the connection closes unanswered
+        httpx.get(proxy + "/", headers={"Host": "evil.example"}, timeout=5)
+    assert httpx.get(proxy + "/healthz", timeout=5).status_code == 200
+
+
+@needs_nginx
+def test_nginx_caps_event_streams_per_client(proxied: tuple[str, LiveServer]) -> None:
+    import socket
+
+    proxy, _server = proxied
+    created = httpx.post(proxy + "/api/matches", json={"game": "morris", "name": "A"})
+    match_id = created.json()["id"]
+    host, port = proxy.removeprefix("http://").split(":")
+    sockets, statuses = [], []
+    try:
+        for _ in range(25):
+            s = socket.create_connection((host, int(port)), timeout=10)
+            s.sendall(f"GET /matches/{match_id}/events HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            statuses.append(int(s.recv(64).split()[1]))
+            sockets.append(s)
+    finally:
+        for s in sockets:
+            s.close()
+    assert statuses.count(200) == 20 and statuses.count(429) == 5
+
+
+@needs_nginx
+def test_nginx_drops_a_connection_that_stalls_in_its_header(proxied: tuple[str, LiveServer]) -> None:
+    import select
+    import socket
+
+    proxy, _server = proxied
+    host, port = proxy.removeprefix("http://").split(":")
+    s = socket.create_connection((host, int(port)), timeout=5)
+    try:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+        started = time.monotonic()
+        # nginx's default waits 60 s; the config's client_header_timeout is 10 s.
+        readable, _, _ = select.select([s], [], [], 30)
+        waited = time.monotonic() - started
+        assert readable, "the connection was still open after 30 s"
+        try:
+            data = s.recv(1024)
+        except ConnectionResetError:
+            data = b""
+        assert data == b"" or data.startswith(b"HTTP/1.1 408"), data[:100]
+        assert waited < 15, waited
+    finally:
+        s.close()

@@ -8,8 +8,9 @@ from fastapi import APIRouter, Request, Response
 
 from app.models import Match
 from app.schemas import (
+    READ_REFUSALS,
+    WRITE_REFUSALS,
     ClaimAction,
-    ErrorDetail,
     LegalMoves,
     MatchCreate,
     MatchCreated,
@@ -19,15 +20,18 @@ from app.schemas import (
     MyMatches,
     OfferAction,
     SeatTaken,
+    refusals,
 )
+from app.security import hashed_key, request_client_key
 from app.services.errors import Invalid
 from app.services.matches import MatchService, state_of
 from app.texts import N_
-from app.web import ensure_player, viewer_hash
+from app.web import absolute_url, ensure_player, viewer_hash
 
-ERRORS: dict[int | str, dict[str, Any]] = {code: {"model": ErrorDetail} for code in (403, 404, 409, 422)}
+READS = refusals(*READ_REFUSALS)
+WRITES = refusals(*WRITE_REFUSALS)
 
-router = APIRouter(prefix="/api", tags=["matches"], responses=ERRORS)
+router = APIRouter(prefix="/api", tags=["matches"])
 
 
 def check_level(game: str, level: int) -> None:
@@ -51,7 +55,30 @@ def state(request: Request, match: Match) -> dict[str, Any]:
     return state_of(match, service(request).clock())
 
 
-@router.post("/matches", status_code=201, response_model=MatchCreated)
+#: OpenAPI links: the id a create answers with is the match_id of every other call
+#: (Schemathesis follows them in its stateful phase).
+MATCH_LINKS = {
+    name: {"operationId": operation, "parameters": {"match_id": "$response.body#/id"}}
+    for name, operation in {
+        "GetMatch": "get_match",
+        "LegalMoves": "legal_moves",
+        "JoinMatch": "join_match",
+        "PlayMove": "play_move",
+        "Resign": "resign",
+        "Draw": "draw",
+        "Takeback": "takeback",
+        "Rematch": "rematch",
+    }.items()
+}
+
+
+@router.post(
+    "/matches",
+    responses={**WRITES, 201: {"links": MATCH_LINKS}},
+    status_code=201,
+    response_model=MatchCreated,
+    operation_id="create_match",
+)
 def create_match(body: MatchCreate, request: Request, response: Response) -> dict[str, Any]:
     level = None
     if body.opponent is not None:
@@ -69,53 +96,66 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         computer_level=level,
         time_control=control,
         position=body.position,
+        client_key=hashed_key(request_client_key(request.scope)),
     )
     assert change.seat is not None
     return {
         "id": change.match.id,
-        "invite_url": str(request.url_for("match_page", match_id=change.match.id)),
+        "invite_url": absolute_url(request, f"/matches/{change.match.id}"),
         "seat": change.seat.side,
     }
 
 
-@router.post("/matches/{match_id}/join", response_model=SeatTaken)
+@router.post(
+    "/matches/{match_id}/join", responses=WRITES, response_model=SeatTaken, operation_id="join_match"
+)
 def join_match(match_id: str, body: MatchJoin, request: Request, response: Response) -> dict[str, Any]:
     change = service(request).join(match_id, body.name, ensure_player(request, response))
     assert change.seat is not None
     return {"seat": change.seat.side}
 
 
-@router.get("/matches/{match_id}", response_model=MatchPublic)
+@router.get("/matches/{match_id}", responses=READS, response_model=MatchPublic, operation_id="get_match")
 def get_match(match_id: str, request: Request) -> dict[str, Any]:
     return state(request, service(request).get(match_id))
 
 
-@router.get("/matches/{match_id}/legal", response_model=LegalMoves)
+@router.get(
+    "/matches/{match_id}/legal", responses=READS, response_model=LegalMoves, operation_id="legal_moves"
+)
 def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
     return service(request).legal(match_id)
 
 
-@router.post("/matches/{match_id}/moves", response_model=MatchPublic)
+@router.post(
+    "/matches/{match_id}/moves", responses=WRITES, response_model=MatchPublic, operation_id="play_move"
+)
 def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
     return service(request).move(match_id, viewer_hash(request), body.move, body.ply).state
 
 
-@router.post("/matches/{match_id}/resign", response_model=MatchPublic)
+@router.post(
+    "/matches/{match_id}/resign", responses=WRITES, response_model=MatchPublic, operation_id="resign"
+)
 def resign(match_id: str, request: Request) -> dict[str, Any]:
     return state(request, service(request).resign(match_id, viewer_hash(request)).match)
 
 
-@router.post("/matches/{match_id}/draw", response_model=MatchPublic)
+@router.post("/matches/{match_id}/draw", responses=WRITES, response_model=MatchPublic, operation_id="draw")
 def draw(match_id: str, body: OfferAction, request: Request) -> dict[str, Any]:
     return state(request, service(request).draw(match_id, viewer_hash(request), body.action).match)
 
 
-@router.post("/matches/{match_id}/takeback", response_model=MatchPublic)
+@router.post(
+    "/matches/{match_id}/takeback", responses=WRITES, response_model=MatchPublic, operation_id="takeback"
+)
 def takeback(match_id: str, body: OfferAction, request: Request) -> dict[str, Any]:
     return state(request, service(request).takeback(match_id, viewer_hash(request), body.action).match)
 
 
-@router.post("/matches/{match_id}/rematch", response_model=MatchPublic)
+@router.post(
+    "/matches/{match_id}/rematch", responses=WRITES, response_model=MatchPublic, operation_id="rematch"
+)
 def rematch(match_id: str, request: Request, body: OfferAction | None = None) -> dict[str, Any]:
     """Without a body: start (or find) the rematch at once, sides swapped, and answer its state.
 
@@ -128,19 +168,19 @@ def rematch(match_id: str, request: Request, body: OfferAction | None = None) ->
     return state(request, service(request).answer_rematch(match_id, viewer_hash(request), body.action).match)
 
 
-@router.post("/matches/{match_id}/abort", response_model=MatchPublic)
+@router.post("/matches/{match_id}/abort", responses=WRITES, response_model=MatchPublic, operation_id="abort")
 def abort(match_id: str, request: Request) -> dict[str, Any]:
     """End the match without a result; only before both sides have moved."""
     return state(request, service(request).abort(match_id, viewer_hash(request)).match)
 
 
-@router.post("/matches/{match_id}/claim", response_model=MatchPublic)
+@router.post("/matches/{match_id}/claim", responses=WRITES, response_model=MatchPublic, operation_id="claim")
 def claim(match_id: str, body: ClaimAction, request: Request) -> dict[str, Any]:
     """The win or a draw against a real-time opponent away (no event stream) for 60 s."""
     return state(request, service(request).claim(match_id, viewer_hash(request), body.claim).match)
 
 
-@router.get("/me/matches", response_model=MyMatches)
+@router.get("/me/matches", responses=READS, response_model=MyMatches, operation_id="my_matches")
 def my_matches(request: Request) -> dict[str, Any]:
     """Every match this browser holds a seat in: your move first, then the others being
     played or waiting, then the finished ones (newest first)."""

@@ -15,6 +15,7 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.fanout import Shared, sse_message
+from app.schemas import refusals
 from app.services.matches import MatchService
 from app.web import language, templates, viewer_hash
 
@@ -54,7 +55,11 @@ def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
     return sse_message("live", match.version, html)
 
 
-@router.get("/matches/{match_id}/events", response_class=StreamingResponse)
+@router.get(
+    "/matches/{match_id}/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, **refusals(404, 429, 503)},
+)
 async def match_events(
     request: Request, match_id: str, view: Literal["live"] | None = None
 ) -> StreamingResponse:

@@ -9,13 +9,13 @@ from fastapi import APIRouter, Form, Query, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.models import LadderRun
-from app.routes.api import ERRORS
+from app.routes.api import READS, WRITES
 from app.schemas import Leaderboard, RunCreate, RunCreated, RunPublic
 from app.services.ladder import LAST_OPPONENT, PAGE_SIZE, LadderService, handicap
 from app.web import ensure_player, page_context, remember_name, templates, viewer_hash
 
 router = APIRouter(include_in_schema=False)
-api_router = APIRouter(prefix="/api/ladder", tags=["ladder"], responses=ERRORS)
+api_router = APIRouter(prefix="/api/ladder", tags=["ladder"])
 
 
 def ladder(request: Request) -> LadderService:
@@ -46,18 +46,18 @@ def _iso(moment: datetime | None) -> str | None:
 # ------------------------------------------------------------------ JSON API
 
 
-@api_router.post("/runs", status_code=201, response_model=RunCreated)
+@api_router.post("/runs", responses=WRITES, status_code=201, response_model=RunCreated)
 def start_run(body: RunCreate, request: Request, response: Response) -> dict[str, Any]:
     run = ladder(request).start(body.name, ensure_player(request, response))
     return {"id": run.id, "opponent": run.opponent, "match_id": run.match_id}
 
 
-@api_router.get("/runs/{run_id}", response_model=RunPublic)
+@api_router.get("/runs/{run_id}", responses=READS, response_model=RunPublic)
 def get_run(run_id: str, request: Request) -> dict[str, Any]:
     return run_public(ladder(request).get(run_id))
 
 
-@api_router.get("/leaderboard", response_model=Leaderboard)
+@api_router.get("/leaderboard", responses=READS, response_model=Leaderboard)
 def leaderboard(request: Request, page: Annotated[int, Query(ge=1, le=100000)] = 1) -> dict[str, Any]:
     standings, total = ladder(request).leaderboard(page)
     return {
@@ -96,9 +96,10 @@ def ladder_home(request: Request) -> Response:
 @router.post("/ladder/runs")
 def start_run_page(request: Request, name: Annotated[str, Form()]) -> Response:
     response = RedirectResponse("/ladder", status_code=303)
-    run = ladder(request).start(name, ensure_player(request, response))
+    owner = ensure_player(request, response)
+    remember_name(response, name)  # before the commit: see pages.create_match
+    run = ladder(request).start(name, owner)
     response.headers["location"] = f"/ladder/runs/{run.id}"
-    remember_name(response, name)
     return response
 
 

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import segno
 from fastapi import APIRouter, Form, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from sqlalchemy import text
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy import update
 
 import games
 from app import boards, i18n, texts
 from app.config import ROOT
-from app.models import Match
+from app.models import HealthProbe, Match
+from app.security import hashed_key, request_client_key
 from app.services import clocks as timing
 from app.services.clicks import click_tree, follow, tree_points
 from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.matches import MatchService, clock_state, history, other_side, seat_of
-from app.services.tokens import continue_code
+from app.services.tokens import CONTINUE_LIFETIME_SECONDS, continue_code, continue_code_ok, same
 from app.texts import N_
 from app.web import (
+    absolute_url,
     ensure_player,
     is_htmx,
     language,
@@ -33,6 +36,21 @@ from app.web import (
     viewer_hash,
 )
 from games.bilsang import NEW_MATCH_OPTIONS
+
+#: Pages that show a seat's private link must not be kept by a browser or a proxy.
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def client_key(request: Request) -> str:
+    """A hash of this client's rate-limit key, stored with what it creates."""
+    return hashed_key(request_client_key(request.scope))
+
+
+def check_create_limit(request: Request) -> None:
+    limiter = request.app.state.limiter
+    if limiter is not None:
+        limiter.check("create", request_client_key(request.scope))
+
 
 router = APIRouter(include_in_schema=False)
 
@@ -57,11 +75,15 @@ def _safe_next(target: str | None) -> str:
 
 @router.get("/healthz")
 def healthz(request: Request) -> Response:
+    """ "ok" only when the database takes a write (a full disk or a read-only database
+    answers SELECT 1 but cannot keep a move)."""
     try:
-        with request.app.state.sessions() as db:
-            db.execute(text("SELECT 1"))
+        with request.app.state.sessions.begin() as db:
+            db.execute(update(HealthProbe).where(HealthProbe.id == 1).values(checked_at=datetime.now(UTC)))
     except Exception as exc:
-        return Response(f"database unreachable: {type(exc).__name__}", status_code=503)
+        return Response(
+            f"database unavailable: {type(exc).__name__}", status_code=503, headers={"Retry-After": "5"}
+        )
     return Response("ok", media_type="text/plain")
 
 
@@ -200,11 +222,8 @@ def create_match(
     level = computer_level(game, opponent)
     options = rule_options(game, rules)
     control = form_time_control(time_control, initial_minutes, increment_seconds)
+    # Cookies first: once the match is committed, nothing may fail to hand the seat over.
     owner = ensure_player(request, response)
-    change = service(request).create(
-        game, name, side, owner, public=public, options=options, computer_level=level, time_control=control
-    )
-    response.headers["location"] = f"/matches/{change.match.id}"
     remember_name(response, name)
     response.set_cookie(
         TIME_CONTROL_COOKIE,
@@ -213,25 +232,61 @@ def create_match(
         samesite="lax",
         httponly=True,
     )
+    change = service(request).create(
+        game,
+        name,
+        side,
+        owner,
+        public=public,
+        options=options,
+        computer_level=level,
+        time_control=control,
+        client_key=client_key(request),
+    )
+    response.headers["location"] = f"/matches/{change.match.id}"
     return response
 
 
 @router.post("/matches/{match_id}/join")
 def join_match(request: Request, match_id: str, name: Annotated[str, Form()]) -> Response:
     response = RedirectResponse(f"/matches/{match_id}", status_code=303)
-    service(request).join(match_id, name, ensure_player(request, response))
+    owner = ensure_player(request, response)
     remember_name(response, name)
+    service(request).join(match_id, name, owner)
     return response
 
 
-@router.get("/matches/{match_id}/continue/{seat_id}/{code}")
-def continue_here(request: Request, match_id: str, seat_id: int, code: str) -> Response:
-    import hmac
+def continue_path(request: Request, match: Match, seat_id: int, holder_hash: str | None) -> str:
+    # Expiry rounded up to the hour, so the link shown stays the same for a while.
+    now = service(request).clock().timestamp()
+    expires = int(math.ceil((now + CONTINUE_LIFETIME_SECONDS) / 3600) * 3600)
+    code = continue_code(settings(request).secret_key, seat_id, holder_hash, expires)
+    return f"/matches/{match.id}/continue/{seat_id}/{expires}/{code}"
 
-    if not hmac.compare_digest(code, continue_code(settings(request).secret_key, seat_id)):
-        raise NotFound(N_("this continue link is not valid"))
+
+def _continue_valid(request: Request, seat_id: int, expires: int, code: str) -> Any:
+    now = service(request).clock().timestamp()
+    fresh = now <= expires <= now + CONTINUE_LIFETIME_SECONDS + 3600
+    key = settings(request).secret_key
+    return lambda seat: fresh and continue_code_ok(key, seat_id, seat.token_hash, expires, code)
+
+
+@router.get("/matches/{match_id}/continue/{seat_id}/{expires}/{code}", response_class=HTMLResponse)
+def continue_confirm(request: Request, match_id: str, seat_id: int, expires: int, code: str) -> Response:
+    """Ask before moving the seat: a GET (a link preview, a mail scanner) changes nothing."""
+    match = service(request).get(match_id)
+    seat = next((s for s in match.seats if s.id == seat_id), None)
+    if seat is None or not _continue_valid(request, seat_id, expires, code)(seat):
+        raise NotFound(N_("this continue link is not valid (any more)"))
+    context = page_context(request, match=match, seat=seat, game=games.get(match.game))
+    return templates.TemplateResponse(request, "continue.html", context, headers=NO_STORE)
+
+
+@router.post("/matches/{match_id}/continue/{seat_id}/{expires}/{code}")
+def continue_here(request: Request, match_id: str, seat_id: int, expires: int, code: str) -> Response:
     response = RedirectResponse(f"/matches/{match_id}", status_code=303)
-    service(request).move_seat(match_id, seat_id, ensure_player(request, response))
+    check = _continue_valid(request, seat_id, expires, code)
+    service(request).move_seat(match_id, seat_id, ensure_player(request, response), check=check)
     return response
 
 
@@ -273,9 +328,9 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         extra["clock"] = think_clock(match, request.app.state.matches.clock())
     continue_link = None
     if seat is not None:
-        code = continue_code(settings(request).secret_key, seat.id)
-        continue_link = str(request.url_for("continue_here", match_id=match.id, seat_id=seat.id, code=code))
-    invite_url = str(request.url_for("match_page", match_id=match.id))
+        continue_link = absolute_url(request, continue_path(request, match, seat.id, seat.token_hash))
+    seat_moved = seat is None and any(same(s.moved_from_hash, viewer) for s in match.seats)
+    invite_url = absolute_url(request, f"/matches/{match.id}")
     against_computer = any(s.ai_level is not None for s in match.seats)
     # The top of the board is the viewer's opponent; spectators see the first side at the bottom.
     bottom = seat.side if seat is not None else game.sides[0]
@@ -296,6 +351,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         invite_url=invite_url,
         invite_qr=invite_qr(invite_url) if match.status == "waiting" and seat is not None else "",
         continue_link=continue_link,
+        seat_moved=seat_moved,
         against_computer=against_computer,
         sides_top_bottom=(other_side(game, bottom), bottom),
         board=boards.board_data(view),
@@ -338,7 +394,8 @@ def think_clock(match: Match, moment: datetime) -> dict[str, Any]:
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match_page(request: Request, match_id: str, at: int | None = None) -> Response:
     match = service(request).get(match_id)
-    return templates.TemplateResponse(request, "match.html", match_context(request, match, at=at))
+    context = match_context(request, match, at=at)
+    return templates.TemplateResponse(request, "match.html", context, headers=NO_STORE)
 
 
 @router.get("/matches/{match_id}/claims", response_class=HTMLResponse)
@@ -354,16 +411,29 @@ def match_live(request: Request, match_id: str, at: int | None = None) -> Respon
     """The changing part of the match page; ``at`` shows an earlier position (browsing)."""
     match = service(request).get(match_id)
     return templates.TemplateResponse(request, "partials/live.html", match_context(request, match, at=at))
+    context = match_context(request, match)
+    return templates.TemplateResponse(request, "partials/live.html", context, headers=NO_STORE)
 
 
 def _live_or_redirect(
-    request: Request, match_id: str, error: str | None = None, taps: tuple[str, ...] = ()
+    request: Request,
+    match_id: str,
+    error: str | None = None,
+    taps: tuple[str, ...] = (),
+    status: int = 200,
 ) -> Response:
-    if not is_htmx(request):
+    if not is_htmx(request) and error is None:
         return RedirectResponse(f"/matches/{match_id}", status_code=303)
+    if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
+        return JSONResponse({"detail": error}, status_code=status if status >= 400 else 409)
     match = service(request).get(match_id)
     context = match_context(request, match, taps=taps, error=error)
-    return templates.TemplateResponse(request, "partials/live.html", context)
+    if not is_htmx(request):
+        # A plain form post that was refused: the whole page, with the reason on it.
+        return templates.TemplateResponse(
+            request, "match.html", context, status_code=status if status >= 400 else 409, headers=NO_STORE
+        )
+    return templates.TemplateResponse(request, "partials/live.html", context, headers=NO_STORE)
 
 
 @router.post("/matches/{match_id}/click", response_class=HTMLResponse)
@@ -385,7 +455,7 @@ def click(
         try:
             svc.move(match_id, viewer_hash(request), result.complete, ply)
         except ServiceError as exc:
-            return _live_or_redirect(request, match_id, error=localized(request, exc))
+            return _live_or_redirect(request, match_id, error=localized(request, exc), status=exc.status_code)
         return _live_or_redirect(request, match_id)
     if not result.valid:
         chosen = ()
@@ -418,11 +488,13 @@ REMATCH_ACTIONS = {
 def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Response:
     svc = service(request)
     if action in REMATCH_ACTIONS:
+        if REMATCH_ACTIONS[action] == "accept":
+            check_create_limit(request)  # accepting creates a match like the lobby's form
         # Asked, not imposed: the rematch starts when the opponent accepts (the computer always does).
         try:
             change = svc.answer_rematch(match_id, viewer_hash(request), REMATCH_ACTIONS[action])
         except ServiceError as exc:
-            return _live_or_redirect(request, match_id, error=str(exc))
+            return _live_or_redirect(request, match_id, error=localized(request, exc), status=exc.status_code)
         rematch_id = change.match.rematch_id
         if rematch_id is not None:
             if is_htmx(request):
@@ -431,9 +503,9 @@ def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Resp
         return _live_or_redirect(request, match_id)
     handler = ACTIONS.get(action)
     if handler is None:
-        return _live_or_redirect(request, match_id, error=N_("That action is not known."))
+        return _live_or_redirect(request, match_id, error=N_("That action is not known."), status=422)
     try:
         handler(svc, match_id, viewer_hash(request))
     except ServiceError as exc:
-        return _live_or_redirect(request, match_id, error=localized(request, exc))
+        return _live_or_redirect(request, match_id, error=localized(request, exc), status=exc.status_code)
     return _live_or_redirect(request, match_id)

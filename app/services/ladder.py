@@ -15,6 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 import games
+from app import fairness
 from app.models import LadderRun, Match, Seat
 from app.services.errors import Forbidden, NotFound
 from app.services.matches import MatchService, build_match, computer_name
@@ -71,6 +72,7 @@ class LadderService:
             score=0,
         )
         with self.sessions.begin() as db:
+            fairness.check_computer_games(db, token_hash)
             db.add(run)
             db.flush()
             run.match_id = self._new_game(db, run)

@@ -21,6 +21,7 @@ from sqlalchemy import Connection, Engine, Row, bindparam, func, or_, select, up
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
+from app import fairness
 from app.db import READ_ONLY
 from app.models import Match, MoveRecord, Seat
 from app.services import clocks as timing
@@ -416,7 +417,7 @@ def build_match(
         turn_started_at=started if status == "playing" else None,
         time_control=timing.dumps(time_control),
     )
-    if started is not None:  # the service's clock, which tests may inject
+    if started is not None:  # the service's clock, so expiry follows it (cleanup.py)
         match.created_at = match.updated_at = started
     match.seats.extend(seats)
     settle_turn(match, started)
@@ -628,6 +629,7 @@ class MatchService:
         computer_level: int | None = None,
         time_control: dict[str, Any] | None = None,
         position: str | None = None,
+        client_key: str | None = None,
     ) -> Change:
         """A new match with the creator seated; against the computer it starts at once.
 
@@ -636,6 +638,7 @@ class MatchService:
         the match like chosen ones, so a rematch keeps them. ``time_control`` is the
         JSON form of app/services/clocks.py (``None``: untimed).
         ``position`` starts it from that position string instead of the game's start.
+        ``client_key`` (a hash of the creator's address) counts open seeks per client.
         """
         try:
             game = games.get(game_name)
@@ -674,7 +677,12 @@ class MatchService:
             )
         except (TypeError, ValueError) as exc:
             raise Invalid(N_("bad options for %(game)s: %(detail)s"), game=game_name, detail=exc) from None
+        match.client_key = client_key
         with self.sessions.begin() as db:
+            if match.public:
+                fairness.check_open_seeks(db, token_hash, client_key)
+            if computer_level is not None:
+                fairness.check_computer_games(db, token_hash)
             db.add(match)
         self._after(match.id, match.version, match.ai_turn_at is not None, publish=False)
         created = self.get(match.id)
@@ -1092,15 +1100,41 @@ class MatchService:
         db.add(fresh)
         return fresh.id
 
-    def move_seat(self, match_id: str, seat_id: int, token_hash: str) -> Change:
-        """Hand a seat to this browser (the private "continue on another device" link)."""
+    def move_seat(
+        self, match_id: str, seat_id: int, token_hash: str, check: Callable[[Seat], bool] = lambda s: True
+    ) -> Change:
+        """Hand a seat to this browser (the private "continue on another device" link).
+
+        ``check`` is asked under the row lock (is the link still good for this holder?),
+        so two confirmations of one link cannot both move the seat.
+        """
         with self.sessions.begin() as db:
             match = self._lock(db, match_id)
             seat = next((s for s in match.seats if s.id == seat_id), None)
-            if seat is None:
-                raise NotFound(N_("that seat does not exist"))
-            seat.token_hash = token_hash
+            if seat is None or not check(seat):
+                raise NotFound(N_("this continue link is not valid (any more)"))
+            if seat.token_hash != token_hash:
+                seat.moved_from_hash = seat.token_hash
+                seat.token_hash = token_hash
+            self._touch(match)  # the old device's page refreshes and is told
+            version = match.version
+        self.publish(match_id, version)
         return Change(self.get(match_id), seat)
+
+    def end_by_server(
+        self, match_id: str, winner: str | None, reason: str, still: Callable[[Match], bool]
+    ) -> Change:
+        """Finish a match for the server's own reason (cleanup: "expired", "abandoned"),
+        if ``still`` holds under the row lock; otherwise Conflict and nothing changes."""
+        with self.sessions.begin() as db:
+            match = self._lock(db, match_id)
+            if not still(match):
+                raise Conflict("the match changed meanwhile")
+            self._finish(db, match, winner, reason)
+            self._touch(match)
+            version = match.version
+        self.publish(match_id, version)
+        return Change(self.get(match_id))
 
     # -------------------------------------------------------------- helpers
 

@@ -25,10 +25,22 @@ def same(a: str | None, b: str | None) -> bool:
     return hmac.compare_digest(a.encode(), b.encode())
 
 
-def continue_code(secret_key: str, seat_id: int) -> str:
+#: How long a "continue on another device" link works.
+CONTINUE_LIFETIME_SECONDS = 24 * 3600
+
+
+def continue_code(secret_key: str, seat_id: int, holder_hash: str | None, expires: int) -> str:
     """The code in a seat's private "continue on another device" link.
 
-    Derived, not stored: the server recomputes it, so no secret sits in the database.
+    Derived, not stored: an HMAC of the seat, the token hash that holds it now and the
+    link's expiry. Once the link has moved the seat, the holder differs and the code no
+    longer matches: each link works once, and only until ``expires`` (Unix seconds).
     """
-    digest = hmac.new(secret_key.encode(), f"seat:{seat_id}".encode(), hashlib.sha256)
-    return digest.hexdigest()[:32]
+    message = f"seat:{seat_id}:{holder_hash or ''}:{expires}".encode()
+    return hmac.new(secret_key.encode(), message, hashlib.sha256).hexdigest()[:32]
+
+
+def continue_code_ok(secret_key: str, seat_id: int, holder_hash: str | None, expires: int, code: str) -> bool:
+    """Constant-time check of a code from a URL; any text (non-ASCII too) is just wrong."""
+    expected = continue_code(secret_key, seat_id, holder_hash, expires).encode()
+    return hmac.compare_digest(expected, code.encode("utf-8", "surrogateescape"))

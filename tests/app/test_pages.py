@@ -144,12 +144,15 @@ def test_continue_link_moves_the_seat(alice: TestClient, bob: TestClient, carol:
     page = alice.get(f"/matches/{match_id}", headers=HTML).text
     link = re.search(r'id="continue-url" readonly value="([^"]+)"', page).group(1)
     path = link.split("testserver", 1)[1]
-    assert carol.get(path, follow_redirects=False).status_code == 303
+    # Opening the link asks; confirming (a POST) moves the seat.
+    assert carol.get(path, follow_redirects=False).status_code == 200
+    assert carol.post(path, follow_redirects=False).status_code == 303
     assert carol.post(f"/api/matches/{match_id}/draw", json={"action": "offer"}).status_code == 409
     state = carol.get(f"/matches/{match_id}", headers=HTML).text
     assert "(you)" in state
     forged = path[:-4] + "0000"
     assert bob.get(forged, follow_redirects=False).status_code == 404
+    assert bob.post(forged, follow_redirects=False).status_code == 404
 
 
 def test_unknown_match_page_is_a_readable_404(alice: TestClient) -> None:

@@ -51,8 +51,10 @@ def test_no_server_errors_and_answers_match_the_schema(api_schema: schemathesis.
             statuses.add(case.call_and_validate(checks=CHECKS).status_code)
 
         run()
-    # The generated requests reached the handlers, not just the validators.
-    assert {200, 201, 404, 422} <= statuses, statuses
+    # The generated requests reached the handlers, not just the validators. (No 422: the
+    # document now says exactly what the server accepts, so schema-valid data is taken;
+    # tests/test_schemathesis_cli.py also sends data the schema forbids.)
+    assert {200, 201, 404} <= statuses, statuses
 
 
 def test_calls_on_a_real_match_stay_within_the_schema(api_schema: schemathesis.BaseSchema) -> None:

@@ -1,0 +1,82 @@
+"""Event streams cannot take the server's descriptors (issue 17, defect 5)."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app.manage import migrate
+from app.security import RepeatFilter
+from tests.app.conftest import database_url
+from tests.live import LiveServer
+
+
+@pytest.fixture
+def small_server(tmp_path: Path) -> Iterator[LiveServer]:
+    url = database_url(tmp_path)
+    migrate(url)
+    live = LiveServer(url, nofile=256)
+    live.start()
+    yield live
+    live.stop()
+
+
+def open_stream(server: LiveServer, match_id: str) -> tuple[socket.socket, int]:
+    s = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+    s.sendall(f"GET /matches/{match_id}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+    return s, int(s.recv(64).split()[1])
+
+
+def test_streams_from_one_client_are_capped_and_the_site_stays_up(small_server: LiveServer) -> None:
+    """Under a 256-descriptor limit, 300 streams from one client: 32 open, the rest 429."""
+    created = httpx.post(small_server.url + "/api/matches", json={"game": "morris", "name": "A"})
+    match_id = created.json()["id"]
+    sockets, statuses = [], []
+    try:
+        for _ in range(300):
+            try:
+                s, status = open_stream(small_server, match_id)
+            except OSError:
+                statuses.append(0)  # refused or reset: the server ran out
+                continue
+            statuses.append(status)
+            if status == 200:
+                sockets.append(s)
+            else:
+                s.close()
+        assert statuses.count(200) == 32 and statuses.count(429) == 268, sorted(set(statuses))
+        # Still serving, writes included, while the 32 streams stay open.
+        assert httpx.get(small_server.url + "/healthz", timeout=5).text == "ok"
+        again = httpx.post(small_server.url + "/api/matches", json={"game": "morris", "name": "B"}, timeout=5)
+        assert again.status_code == 201
+    finally:
+        for s in sockets:
+            s.close()
+    # Closed streams are given back.
+    deadline = time.monotonic() + 20
+    while True:
+        s, status = open_stream(small_server, match_id)
+        s.close()
+        if status == 200 or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    assert status == 200
+
+
+def test_repeated_log_records_are_bounded() -> None:
+    now = [0.0]
+    flt = RepeatFilter(seconds=10, clock=lambda: now[0])
+    record = logging.LogRecord(
+        "asyncio", logging.ERROR, "x", 1, "socket.accept() out of system resource", None, None
+    )
+    passed = 0
+    for _ in range(10_000):
+        passed += flt.filter(record)
+        now[0] += 0.002  # 10,000 in 20 s, as the storm was
+    assert passed == 2 and flt.suppressed == 9_998
