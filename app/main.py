@@ -193,11 +193,12 @@ def _install_error_handlers(app: FastAPI) -> None:
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
         parts = []
         for error in exc.errors():
-            if error.get("type") == "union_tag_invalid":
+            top = len([p for p in error.get("loc", ()) if p != "body"]) == 0
+            if error.get("type") == "union_tag_invalid" and top:
                 tag = str(error.get("ctx", {}).get("tag", ""))[:32]
                 parts.append(f"unknown game {tag!r}; the games are {', '.join(games.names())}")
                 continue
-            if error.get("type") == "union_tag_not_found":
+            if error.get("type") == "union_tag_not_found" and top:
                 parts.append(f"game: required, one of {', '.join(games.names())}")
                 continue
             where = ".".join(str(p) for p in error.get("loc", ()) if p not in ("body", "query", "path"))

@@ -18,6 +18,8 @@ from app.web import templates
 
 _RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
 _VAR = re.compile(r"var\((--[a-z0-9-]+)\)")
+#: Rules for the board itself (`.board …`), not for what merely starts so (`.board-wrap`).
+_BOARD = re.compile(r"\.board(?![\w-])")
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 _VIEWBOX = re.compile(r'viewBox="([-\d. ]+)"')
 
@@ -48,10 +50,11 @@ def board_css() -> str:
         if selector == ":root":
             for name, value in re.findall(r"(--[a-z0-9-]+)\s*:\s*([^;]+)", body):
                 variables[name] = value.strip()
-        elif selector.startswith(".board") and ":hover" not in selector and ":focus" not in selector:
+        elif _BOARD.match(selector) and ":hover" not in selector and ":focus" not in selector:
             rules.append(f"{selector} {{{body.strip()}}}")
-    text = "\n".join(rules)
-    return _VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), text)
+    text = _VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), "\n".join(rules))
+    # A value the page sets elsewhere (a layout size, say) means nothing in a lone file.
+    return re.sub(r"[\w-]+\s*:[^;{}]*var\(--[^;{}]*;?", "", text)
 
 
 def board_svg(view: boards.BoardView, gettext: Any) -> str:

@@ -410,8 +410,7 @@ def match_claims(request: Request, match_id: str) -> Response:
 def match_live(request: Request, match_id: str, at: int | None = None) -> Response:
     """The changing part of the match page; ``at`` shows an earlier position (browsing)."""
     match = service(request).get(match_id)
-    return templates.TemplateResponse(request, "partials/live.html", match_context(request, match, at=at))
-    context = match_context(request, match)
+    context = match_context(request, match, at=at)
     return templates.TemplateResponse(request, "partials/live.html", context, headers=NO_STORE)
 
 
@@ -488,8 +487,9 @@ REMATCH_ACTIONS = {
 def act(request: Request, match_id: str, action: Annotated[str, Form()]) -> Response:
     svc = service(request)
     if action in REMATCH_ACTIONS:
-        if REMATCH_ACTIONS[action] == "accept":
-            check_create_limit(request)  # accepting creates a match like the lobby's form
+        if REMATCH_ACTIONS[action] != "decline":
+            # An accept, or an offer the computer takes at once, creates a match like the form.
+            check_create_limit(request)
         # Asked, not imposed: the rematch starts when the opponent accepts (the computer always does).
         try:
             change = svc.answer_rematch(match_id, viewer_hash(request), REMATCH_ACTIONS[action])

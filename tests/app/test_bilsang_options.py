@@ -71,7 +71,7 @@ def test_a_rematch_keeps_the_options(alice: TestClient, bob: TestClient) -> None
 
 
 def test_options_are_in_the_openapi_document(alice: TestClient) -> None:
-    schema = alice.get("/openapi.json").json()["components"]["schemas"]["MatchCreate"]
+    schema = alice.get("/openapi.json").json()["components"]["schemas"]["BilsangCreate"]
     options = schema["properties"]["options"]
     assert "line" in options["description"] and "quiet" in options["description"]
     assert options["examples"] == [{"line": True, "quiet": 300}]

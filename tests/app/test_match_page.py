@@ -103,7 +103,7 @@ def test_the_move_list_pairs_plies_and_bilsang_lists_each(alice: TestClient, bob
         ("2", ["d5"]),
     ]
     assert 'data-at="3" class="mv current"' in page
-    bilsang = started(alice, bob, "bilsang")
+    bilsang = started(alice, bob, "bilsang", options={})  # the line is free pairs
     for ply, text in enumerate(bilsang_quiet_game(1)[:3]):
         (alice, bob)[ply % 2].post(f"/api/matches/{bilsang}/moves", json={"move": text, "ply": ply})
     rows = re.findall(r'<li><span class="num">(\d+)\.</span>', page_of(alice, bilsang))
@@ -148,7 +148,7 @@ def test_step_hints_and_the_turn_hints(alice: TestClient, bob: TestClient) -> No
     page = page_of(alice, match_id)
     assert "remove one of your opponent&#39;s pieces" in page and 'data-hint="remove" hidden' in page
     assert 'class="ghost side-w"' in page  # a piece to draw where the mill is closed
-    bilsang = started(alice, bob, "bilsang")
+    bilsang = started(alice, bob, "bilsang", options={})  # the line is free pairs
     line = bilsang_quiet_game(2)
     for ply, text in enumerate(line[:2]):
         (alice, bob)[ply % 2].post(f"/api/matches/{bilsang}/moves", json={"move": text, "ply": ply})

@@ -96,7 +96,7 @@ def test_the_openapi_document_describes_time_controls(alice: TestClient) -> None
     doc = alice.get("/openapi.json").json()
     schemas = doc["components"]["schemas"]
     assert {"RealtimeControl", "CorrespondenceControl", "MyMatches"} <= set(schemas)
-    assert "time_control" in schemas["MatchCreate"]["properties"]
+    assert "time_control" in schemas["MorrisCreate"]["properties"]
     assert {"clocks", "clock_running", "deadline", "time_control"} <= set(
         schemas["MatchPublic"]["properties"]
     )
