@@ -17,7 +17,7 @@ from app.config import ROOT, Settings
 from app.db import make_engine, make_sessionmaker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
-from app.routes import api, events, ladder, pages
+from app.routes import api, events, ladder, pages, typed
 from app.security import BodyLimit, RateLimit, SameOrigin, SecurityHeaders
 from app.services.errors import ServiceError
 from app.services.ladder import LadderService
@@ -69,6 +69,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
 
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(pages.router)
+    app.include_router(typed.router)
     app.include_router(api.router)
     app.include_router(events.router)
     app.include_router(ladder.router)
