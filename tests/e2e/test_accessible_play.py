@@ -26,12 +26,13 @@ pytestmark = pytest.mark.browser
 
 #: White's moves that beat the first-legal test opponent at Morris in 29 plies (found with
 #: games.ai level 2 against app.computer.first_legal).
-MORRIS_WHITE = (
-    "g4 g1 g7xa4 a7 d7xa4 d6 d5xb4 b6 f6xa4 d5-e5 e5-d5xa4 g4-f4 f4-g4xd1 b6-b4 b4-b6xc3"
-).split()
+MORRIS_WHITE = ("g4 g1 g7xa4 a7 d7xa4 d6 d5xb4 b6 f6xa4 d5-e5 e5-d5xa4 g4-f4 f4-g4xd1 b6-b4 b4-b6xc3").split()
 
 KEYS = {"up": "ArrowUp", "right": "ArrowRight", "down": "ArrowDown", "left": "ArrowLeft"}
-ACTIVE_POINT = "(() => { const p = document.activeElement.closest('svg.board [data-point]'); return p ? p.dataset.point : null; })()"
+ACTIVE_POINT = (
+    "(() => { const p = document.activeElement.closest('svg.board [data-point]');"
+    " return p ? p.dataset.point : null; })()"
+)
 
 
 @pytest.fixture
@@ -118,14 +119,15 @@ def play_by_keyboard(page: Page, game_name: str, white: list[str], shots: Path) 
     expect(page.locator("#live svg.board [data-point]:focus")).to_have_count(1)
 
 
-def no_mouse(page: Page) -> list[str]:
-    """Record every mouse or pointer event the page receives."""
+def no_mouse(page: Page) -> None:
+    """Record every mouse or pointer event the page receives (a keyboard click has detail 0)."""
     page.evaluate(
         """window.__mouse = [];
         for (const kind of ["mousedown", "mouseup", "click", "pointerdown", "pointerup"])
-          document.addEventListener(kind, (e) => { if (e.isTrusted && e.detail !== 0) window.__mouse.push(kind); }, true);"""
+          document.addEventListener(kind, (e) => {
+            if (e.isTrusted && e.detail !== 0) window.__mouse.push(kind);
+          }, true);"""
     )
-    return []
 
 
 @pytest.mark.parametrize(("game_name", "white"), [("morris", MORRIS_WHITE), ("bashni", BASHNI_WHITE)])
@@ -150,7 +152,8 @@ def test_the_cursor_names_each_point_and_escape_clears(solo_server: LiveServer, 
     key_tap(page, "c3")
     point = page.locator('#live [data-point="c3"]')
     expect(point).to_have_attribute("aria-label", "c3, white man, selected")
-    expect(page.locator('#live [data-point="d4"]')).to_have_attribute("aria-label", "d4, empty, can be tapped")
+    d4 = page.locator('#live [data-point="d4"]')
+    expect(d4).to_have_attribute("aria-label", "d4, empty, can be tapped")
     expect(page.locator("#announcer")).to_have_text("c3, white man, selected")
     page.keyboard.press("Escape")
     expect(page.locator("#live .point.chosen")).to_have_count(0)
