@@ -125,7 +125,7 @@ def no_mouse(page: Page) -> None:
         """window.__mouse = [];
         for (const kind of ["mousedown", "mouseup", "click", "pointerdown", "pointerup"])
           document.addEventListener(kind, (e) => {
-            if (e.isTrusted && e.detail !== 0) window.__mouse.push(kind);
+            if (e.isTrusted && !(kind === "click" && e.detail === 0)) window.__mouse.push(kind);
           }, true);"""
     )
 
