@@ -132,7 +132,7 @@
   // ------------------------------------------------------------------ taps, drags, keys
 
   let drag = null;
-  let swallowClickUntil = 0;
+  let swallowClick = false;
 
   document.addEventListener("click", (event) => {
     const point = event.target.closest && event.target.closest("svg.board [data-point]");
@@ -140,7 +140,7 @@
     // Ours, not htmx's: the fallback attributes on the points must not post every tap.
     event.preventDefault();
     event.stopPropagation();
-    if (Date.now() < swallowClickUntil) return;
+    if (swallowClick) { swallowClick = false; return; }
     tap(point.dataset.point);
   }, true);
 
@@ -186,7 +186,9 @@
     if (drag.point.isConnected) drag.point.classList.remove("lifted");
     drag = null;
     if (!moved) return;
-    swallowClickUntil = Date.now() + 300;
+    // The click that ends a drag is not a tap of its own.
+    swallowClick = true;
+    setTimeout(() => { swallowClick = false; }, 0);
     const under = document.elementFromPoint(event.clientX, event.clientY);
     const target = under && under.closest("svg.board [data-point]");
     if (target && target.classList.contains("target")) tap(target.dataset.point);
@@ -207,7 +209,8 @@
     if (event.altKey || event.ctrlKey || event.metaKey) return;
     const el = live();
     if (!el) return;
-    const shown = Number(el.dataset.shownPly), total = Number(el.dataset.ply);
+    // Keys pressed faster than the positions arrive go on from the one asked for last.
+    const shown = wanted !== null ? wanted : Number(el.dataset.shownPly), total = Number(el.dataset.ply);
     const to = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 0, End: total }[event.key];
     if (to === undefined) return;
     event.preventDefault();
@@ -216,14 +219,25 @@
 
   // ------------------------------------------------------------------ browsing
 
+  let wanted = null;
+  let browsing = 0;
+
   async function browse(ply) {
     const el = live();
     const total = Number(el.dataset.ply);
     const to = Math.max(0, Math.min(total, ply));
-    if (to === Number(el.dataset.shownPly)) return;
+    if (to === (wanted !== null ? wanted : Number(el.dataset.shownPly))) return;
+    wanted = to;
+    const ticket = ++browsing;
     const query = to < total ? `?at=${to}` : "";
-    const response = await fetch(`/matches/${matchId}/live${query}`, { headers: { "HX-Request": "true" } });
-    swapLive(await response.text());
+    try {
+      const response = await fetch(`/matches/${matchId}/live${query}`, { headers: { "HX-Request": "true" } });
+      const html = await response.text();
+      if (ticket !== browsing) return;  // a later step was asked for: show that one
+      swapLive(html, true);
+    } finally {
+      if (ticket === browsing) wanted = null;
+    }
   }
 
   document.addEventListener("click", (event) => {
@@ -243,14 +257,20 @@
   // ------------------------------------------------------------------ after every swap
 
   let previous = live() ? { ...live().dataset } : null;
+  let lapsed = [];
+  let lapsedAt = null;
 
-  function swapLive(html) {
+  function swapLive(html, browsed = false) {
     const holder = document.createElement("template");
     holder.innerHTML = html.trim();
     const incoming = holder.content.querySelector("#live");
     const current = live();
-    if (!incoming || !current) return;
-    if (Number(incoming.dataset.version) < Number(current.dataset.version)) return;
+    if (!incoming || !current) { render(); return; }
+    const older = Number(incoming.dataset.version) < Number(current.dataset.version);
+    // An answer about a change the event stream has already shown changes nothing.
+    const same = !browsed && incoming.dataset.version === current.dataset.version
+      && incoming.dataset.shownPly === current.dataset.shownPly && !incoming.querySelector(".error");
+    if (older || same) { render(); return; }
     current.replaceWith(incoming);
     if (window.htmx) window.htmx.process(incoming);
     settle();
@@ -302,11 +322,14 @@
   function feedback(before, now) {
     const progressed = Number(now.ply) > Number(before.ply);
     if (progressed) {
-      for (const kind of ["draw", "takeback"]) {
-        const key = kind === "draw" ? "drawOffer" : "takebackOffer";
-        const note = live().querySelector(`[data-note="${kind}"]`);
-        if (note && before[key] && !now[key]) note.hidden = false;
-      }
+      lapsed = [];
+      if (before.drawOffer && !now.drawOffer) lapsed.push("draw");
+      if (before.takebackOffer && !now.takebackOffer) lapsed.push("takeback");
+      lapsedAt = now.ply;
+    }
+    // The note stays until the next move, whatever refreshes come in between.
+    for (const note of live().querySelectorAll("[data-note]")) {
+      note.hidden = !(now.ply === lapsedAt && lapsed.includes(note.dataset.note));
     }
     if (now.status === "finished" && before.status !== "finished") sound("end");
     else if (progressed && now.shownPly === now.ply) {

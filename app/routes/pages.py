@@ -208,6 +208,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         seat=seat,
         view=view,
         names=names,
+        players_title=" – ".join(names.get(side, "…") for side in game.sides),
         my_turn=my_turn,
         to_move=game.to_move(state),
         replay=replay,

@@ -1,0 +1,364 @@
+"""The match page as a player meets it: what is in the first viewport, taps that light up at
+once with no request, drag and drop, the move list of a long game, browsing by keyboard,
+offers in the banner, the rematch, sounds and the tab title. 1280×800 and 390×844, en and es."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from playwright.sync_api import BrowserContext, Page, expect
+
+import games
+from app.i18n import LANG_COOKIE
+from app.manage import migrate
+from app.services.tokens import PLAYER_COOKIE
+from tests.e2e.play import wait_for_ply
+from tests.live import LiveServer
+
+pytestmark = pytest.mark.browser
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
+
+#: White's moves that beat the first-legal test opponent at Bashni (see test_ladder.py).
+BASHNI_WHITE = (
+    "e3-d4 d4-c5 a3:c5 c5:a7 a7:c5 d2-e3 c5:a7 e3-d4 a7:c5 c5:e7:g5 g3:e5 e5-d6 c3:a5 d6:f8:h6 h6:f8"
+).split()
+
+
+@pytest.fixture
+def computer_server(tmp_path: Path) -> Iterator[LiveServer]:
+    url = f"sqlite:///{tmp_path / 'play.db'}"
+    migrate(url)
+    live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
+    live.start()
+    yield live
+    live.stop()
+
+
+def context(browser, server: LiveServer, size: str, lang: str, token: str | None = None) -> BrowserContext:
+    ctx = browser.new_context(viewport=SIZES[size])
+    cookies = [{"name": LANG_COOKIE, "value": lang, "url": server.url}]
+    if token is not None:
+        cookies.append({"name": PLAYER_COOKIE, "value": token, "url": server.url})
+    ctx.add_cookies(cookies)
+    return ctx
+
+
+def in_first_viewport(page: Page, selector: str) -> None:
+    """The element is on screen without scrolling (its whole box inside the viewport)."""
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, f"{selector} is not shown"
+    size = page.viewport_size
+    assert box["x"] >= 0 and box["y"] >= 0, (selector, box)
+    assert box["x"] + box["width"] <= size["width"] + 0.5, (selector, box)
+    assert box["y"] + box["height"] <= size["height"] + 0.5, (selector, box)
+
+
+def no_sideways_scroll(page: Page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), page.url
+
+
+def api_game(server: LiveServer, game_name: str, moves: list[str]) -> tuple[str, str, str]:
+    """A match between two API clients with ``moves`` played; their player tokens."""
+    alice, bob = httpx.Client(base_url=server.url), httpx.Client(base_url=server.url)
+    created = alice.post("/api/matches", json={"game": game_name, "name": "Alice", "side": "first"})
+    match_id = created.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"}).raise_for_status()
+    for ply, text in enumerate(moves):
+        answer = (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": text, "ply": ply})
+        answer.raise_for_status()
+    tokens = alice.cookies[PLAYER_COOKIE], bob.cookies[PLAYER_COOKIE]
+    alice.close()
+    bob.close()
+    return match_id, *tokens
+
+
+def long_bashni_line(plies: int) -> list[str]:
+    """A seeded random Bashni game still going after ``plies`` plies."""
+    bashni = games.get("bashni")
+    for seed in range(100):
+        rng, state, line = random.Random(seed), bashni.initial(), []
+        while len(line) < plies and bashni.outcome(state) is None:
+            move = rng.choice(sorted(bashni.legal_moves(state), key=bashni.format_move))
+            line.append(bashni.format_move(move))
+            state = bashni.apply(state, move)
+        if len(line) == plies and bashni.outcome(state) is None:
+            return line
+    raise AssertionError("no seed gave a long enough game")
+
+
+def position_after(game_name: str, line: list[str]) -> str:
+    game = games.get(game_name)
+    state = game.initial()
+    for text in line:
+        state = game.play(state, text)
+    return game.format_position(state)
+
+
+WORDS = {
+    "en": {"waiting": "Waiting for an opponent", "offers": "offers a draw", "lapsed": "lapsed"},
+    "es": {"waiting": "Esperando rival", "offers": "ofrece tablas", "lapsed": "decayó"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_what_matters_now_is_in_the_first_viewport(
+    server: LiveServer, browser, shots: Path, size: str, lang: str
+) -> None:
+    words = WORDS[lang]
+    contexts = [context(browser, server, size, lang) for _ in range(3)]
+    alice, bob, carol = (ctx.new_page() for ctx in contexts)
+    alice.goto(server.url + "/")
+    alice.select_option("select[name=game]", "morris")
+    alice.fill("form.stack input[name=name]", "Alice")
+    alice.check("input[name=side][value=first]")
+    alice.click("form.stack button[type=submit]")
+    expect(alice.locator(".banner")).to_contain_text(words["waiting"])
+    for selector in ("#invite-url", "[data-copy='#invite-url']", ".qr-box svg"):
+        in_first_viewport(alice, selector)
+    no_sideways_scroll(alice)
+    alice.screenshot(path=str(shots / "waiting.png"))
+    invite = alice.input_value("#invite-url")
+
+    bob.goto(invite)
+    in_first_viewport(bob, "#join input[name=name]")
+    in_first_viewport(bob, "#join button[type=submit]")
+    no_sideways_scroll(bob)
+    bob.screenshot(path=str(shots / "join.png"))
+    bob.fill("#join input[name=name]", "Bob")
+    bob.click("#join button[type=submit]")
+    expect(alice.locator("#live")).to_have_attribute("data-status", "playing")
+    expect(alice.locator("#invite-url")).to_have_count(0)  # both seats taken: no invite any more
+    carol.goto(invite)
+
+    board = alice.locator("svg.board").bounding_box()
+    if size == "desktop":
+        assert board["height"] >= 0.85 * DESKTOP["height"], board
+    else:
+        assert board["width"] >= PHONE["width"] - 12, board  # the full width, less a small margin
+    in_first_viewport(alice, "svg.board")
+    for page in (alice, bob, carol):
+        no_sideways_scroll(page)
+
+    # A draw offer shows in the other side's banner with its buttons on screen ...
+    alice.locator('#live [data-point="d1"].target').click()
+    wait_for_ply(bob, 1)
+    alice.click("button[data-action=draw-offer]")
+    offer = bob.locator(".banner-box .offer[data-offer=draw]")
+    expect(offer).to_contain_text(words["offers"])
+    in_first_viewport(bob, ".banner-box button[data-action=draw-accept]")
+    in_first_viewport(bob, ".banner-box button[data-action=draw-decline]")
+    expect(carol.locator(".banner-box")).to_contain_text(words["offers"])
+    # ... and a move instead of an answer declines it, and both are told.
+    bob.locator('#live [data-point="a1"].target').click()
+    wait_for_ply(alice, 2)
+    expect(bob.locator("[data-note=draw]")).to_be_visible()
+    expect(alice.locator("[data-note=draw]")).to_be_visible()
+    expect(alice.locator("[data-note=draw]")).to_contain_text(words["lapsed"])
+    expect(bob.locator(".offer[data-offer=draw]")).to_have_count(0)
+    alice.screenshot(path=str(shots / "playing.png"))
+
+    alice.once("dialog", lambda dialog: dialog.accept())
+    alice.click("button[data-action=resign]")
+    expect(bob.locator(".banner.result")).to_be_visible()
+    in_first_viewport(bob, "button[data-action=rematch-offer]")
+    bob.click("button[data-action=rematch-offer]")
+    in_first_viewport(alice, "button[data-action=rematch-accept]")
+    alice.screenshot(path=str(shots / "finished-rematch-offer.png"))
+    old = alice.url
+    alice.click("button[data-action=rematch-accept]")
+    # Both players and the spectator are taken to the rematch.
+    for page in (alice, bob, carol):
+        expect(page).not_to_have_url(old)
+        expect(page.locator("#live")).to_have_attribute("data-status", "playing")
+    assert alice.url == bob.url == carol.url
+    for ctx in contexts:
+        ctx.close()
+
+
+def test_a_tap_lights_its_targets_at_once_with_no_request(server: LiveServer, browser, shots: Path) -> None:
+    match_id, alice_token, bob_token = api_game(server, "bashni", [])
+    ctx = context(browser, server, "desktop", "en", alice_token)
+    page = ctx.new_page()
+    page.goto(f"{server.url}/matches/{match_id}")
+    expect(page).to_have_title("(your move) Bashni · Alice – Bob · Tablero")
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.wait_for_timeout(300)  # let the event stream settle
+    requests.clear()
+    # The test's own clock, in the page: from the tap to the targets being lit.
+    elapsed = page.evaluate(
+        """() => {
+            const piece = document.querySelector('#live [data-point="c3"]');
+            const start = performance.now();
+            piece.dispatchEvent(new MouseEvent("click", {bubbles: true}));
+            const lit = [...document.querySelectorAll('#live .point.target')].map(p => p.dataset.point);
+            return {ms: performance.now() - start, lit: lit.sort()};
+        }"""
+    )
+    page.wait_for_timeout(200)
+    assert elapsed["lit"] == ["b4", "d4"]
+    assert elapsed["ms"] < 50, elapsed
+    assert [url for url in requests if "/events" not in url] == []
+    expect(page.locator('[data-point="c3"]')).to_have_class("point chosen")
+    # Another own piece re-selects; the same piece again puts it down.
+    page.locator('[data-point="e3"]').click()
+    expect(page.locator("#live .point.target")).to_have_count(2)
+    expect(page.locator('[data-point="f4"]')).to_have_class("point target")
+    page.locator('[data-point="e3"]').click()
+    expect(page.locator("#live .point.chosen")).to_have_count(0)
+    assert [url for url in requests if "/events" not in url] == []
+
+    page.locator('[data-point="e3"]').click()
+    page.locator('[data-point="d4"]').click()
+    wait_for_ply(page, 1)
+    posts = [url for url in requests if url.endswith("/click")]
+    assert len(posts) == 1  # the whole move, once
+    expect(page).to_have_title("Bashni · Alice – Bob · Tablero")
+    # The opponent's reply: it is my turn again, with a sound and the title saying so.
+    httpx.post(
+        f"{server.url}/api/matches/{match_id}/moves",
+        json={"move": "f6-g5", "ply": 1},
+        cookies={PLAYER_COOKIE: bob_token},
+    ).raise_for_status()
+    wait_for_ply(page, 2)
+    expect(page).to_have_title("(your move) Bashni · Alice – Bob · Tablero")
+    sounds = {url.rsplit("/", 1)[1] for url in requests if "/static/sounds/" in url}
+    assert {"move.wav", "turn.wav"} <= sounds, sounds
+    page.screenshot(path=str(shots / "after-reply.png"))
+    ctx.close()
+
+
+def test_a_whole_game_by_drag_and_drop(computer_server: LiveServer, browser, shots: Path) -> None:
+    ctx = context(browser, computer_server, "desktop", "en")
+    page = ctx.new_page()
+    page.goto(computer_server.url + "/")
+    page.select_option("select[name=game]", "bashni")
+    page.fill("form.stack input[name=name]", "Dana")
+    page.check("input[name=side][value=first]")
+    page.select_option("select[name=opponent]", "easy")
+    page.click("form.stack button[type=submit]")
+    bashni = games.get("bashni")
+    for i, text in enumerate(BASHNI_WHITE):
+        wait_for_ply(page, 2 * i, timeout=15000)
+        state = bashni.parse_position(page.locator("svg.board").get_attribute("data-position"))
+        points = bashni.clicks(bashni.parse_move(state, text))
+        # Drag the piece from its square to the first landing; further jumps are taps.
+        start = page.locator(f'#live [data-point="{points[0]}"]').bounding_box()
+        end = page.locator(f'#live [data-point="{points[1]}"]').bounding_box()
+        page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
+        page.mouse.down()
+        page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=6)
+        if i == 4:
+            page.screenshot(path=str(shots / "dragging.png"))
+        page.mouse.up()
+        for point in points[2:]:
+            page.locator(f'#live [data-point="{point}"].target').click()
+    expect(page.locator(".banner.result")).to_contain_text("Dana wins", timeout=15000)
+    page.screenshot(path=str(shots / "won.png"))
+    ctx.close()
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_long_game_shows_its_last_move_and_replays_by_keyboard(
+    server: LiveServer, browser, shots: Path, size: str
+) -> None:
+    line = long_bashni_line(120)
+    match_id, alice_token, _bob = api_game(server, "bashni", line)
+    ctx = context(browser, server, size, "en", alice_token)
+    page = ctx.new_page()
+    page.goto(f"{server.url}/matches/{match_id}")
+    last = page.locator(".move-list .mv").last
+    expect(last).to_have_text(line[-1])
+    expect(last).to_have_class("mv current")
+    box, frame = last.bounding_box(), page.locator(".move-list").bounding_box()
+    assert frame["y"] - 1 <= box["y"] and box["y"] + box["height"] <= frame["y"] + frame["height"] + 1
+    if size == "desktop":
+        in_first_viewport(page, ".move-list .mv >> nth=-1")
+    page.screenshot(path=str(shots / "long-game.png"))
+
+    page.evaluate("window.__samePage = true")
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.locator("body").press("ArrowLeft")
+    page.locator("body").press("ArrowLeft")
+    live = page.locator("#live")
+    expect(live).to_have_attribute("data-shown-ply", "118")
+    assert page.url.endswith("?at=118")
+    assert page.locator("svg.board").get_attribute("data-position") == position_after("bashni", line[:118])
+    expect(page.locator(".browse .ply-counter")).to_have_text("Ply 118 of 120")
+    expect(page.locator(".move-list .mv.current")).to_have_text(line[117])
+    expect(page.locator(".banner.browsing")).to_contain_text("after ply 118 of 120")
+    page.locator("body").press("Home")
+    expect(live).to_have_attribute("data-shown-ply", "0")
+    page.locator("body").press("ArrowRight")
+    expect(live).to_have_attribute("data-shown-ply", "1")
+    page.screenshot(path=str(shots / "replay.png"))
+    page.locator(".browse [data-step=last]").click()
+    expect(live).to_have_attribute("data-shown-ply", "120")
+    assert "at=" not in page.url
+    entry = page.locator('.move-list .mv[data-at="60"]')
+    expect(entry).to_have_text(line[59])
+    entry.click()
+    expect(live).to_have_attribute("data-shown-ply", "60")
+    assert page.evaluate("window.__samePage === true")  # no page load on the way
+    assert not [url for url in requests if "/matches/" in url and "/live" not in url and "/events" not in url]
+    # The shown ply is in the address, so it survives a language switch.
+    page.click("nav.lang a[hreflang=es]")
+    expect(page.locator("#live")).to_have_attribute("data-shown-ply", "60")
+    assert page.url.endswith("?at=60")
+    expect(page.locator(".browse .ply-counter")).to_have_text("Jugada 60 de 120")
+    no_sideways_scroll(page)
+    ctx.close()
+
+
+def test_browsing_a_live_game_and_coming_back(server: LiveServer, browser) -> None:
+    line = ["c5", "a7", "d5", "e5"]
+    match_id, alice_token, _bob = api_game(server, "morris", line)
+    ctx = context(browser, server, "desktop", "en", alice_token)
+    page = ctx.new_page()
+    page.goto(f"{server.url}/matches/{match_id}")
+    page.locator("body").press("ArrowLeft")
+    expect(page.locator("#live")).to_have_attribute("data-shown-ply", "3")
+    httpx.post(
+        f"{server.url}/api/matches/{match_id}/moves",
+        json={"move": "a1", "ply": 4},
+        cookies={PLAYER_COOKIE: alice_token},
+    ).raise_for_status()
+    # The game goes on under the browsing view; the view stays where it was.
+    expect(page.locator("#live")).to_have_attribute("data-ply", "5")
+    expect(page.locator("#live")).to_have_attribute("data-shown-ply", "3")
+    back = page.locator(".back-live")
+    in_first_viewport(page, ".back-live")
+    back.click()
+    expect(page.locator("#live")).to_have_attribute("data-shown-ply", "5")
+    expect(page.locator(".banner.turn")).to_contain_text("Bob to move")
+    ctx.close()
+
+
+def test_the_flip_and_theme_switches_are_remembered(server: LiveServer, browser) -> None:
+    match_id, _alice, _bob = api_game(server, "bobail", [])
+    ctx = context(browser, server, "phone", "en")  # a spectator may flip too
+    page = ctx.new_page()
+    page.goto(f"{server.url}/matches/{match_id}")
+    page.click("[data-tool=flip]")
+    expect(page.locator(".match-page")).to_have_class("match-page flipped")
+    top = page.locator(".player-top").bounding_box()["y"]
+    bottom = page.locator(".player-bottom").bounding_box()["y"]
+    assert bottom < top  # the players follow the board
+    page.click("[data-tool=theme]")
+    theme = page.evaluate("document.documentElement.dataset.theme")
+    assert theme in ("dark", "light")
+    page.click("[data-tool=sound]")
+    page.reload()
+    expect(page.locator(".match-page")).to_have_class("match-page flipped")
+    assert page.evaluate("document.documentElement.dataset.theme") == theme
+    expect(page.locator("[data-tool=sound]")).to_have_attribute("aria-pressed", "false")
+    ctx.close()
