@@ -73,7 +73,7 @@
       el.setAttribute("aria-label", labelOf(el));
     }
     const el = pointEl(cursor);
-    if (boardFocused && el && document.activeElement !== el) el.focus({ preventScroll: true });
+    if (boardFocused && el && document.activeElement !== el) el.focus({ preventScroll: true, focusVisible: true });
   }
 
   function moveCursor(direction) {
