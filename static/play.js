@@ -329,7 +329,7 @@
     }
     // The note stays until the next move, whatever refreshes come in between.
     for (const note of live().querySelectorAll("[data-note]")) {
-      note.hidden = !(now.ply === lapsedAt && lapsed.includes(note.dataset.note));
+      note.hidden = !(now.status === "playing" && now.ply === lapsedAt && lapsed.includes(note.dataset.note));
     }
     if (now.status === "finished" && before.status !== "finished") sound("end");
     else if (progressed && now.shownPly === now.ply) {

@@ -58,13 +58,16 @@ class LiveServer:
             cwd=ROOT,
             env=env,
         )
-        deadline = time.monotonic() + 20
+        # A shared, loaded machine can take half a minute just to import the app.
+        deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
                     return
             except httpx.HTTPError:
                 time.sleep(0.1)
+        # Never leave a half-started server behind: it would hold a port and a core.
+        self.stop(kill=True)
         raise RuntimeError("the server did not start")
 
     def stop(self, kill: bool = False) -> None:
