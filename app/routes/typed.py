@@ -70,7 +70,8 @@ def typed(
         if ply not in (-1, match.ply):
             return {"answer": tr(N_("The position changed; please look again."))}
         try:
-            move = game.parse_move(state, text.strip())
+            # Every game's notation is lower case; phones and screen readers like capitals.
+            move = game.parse_move(state, text.strip().lower())
         except games.GameError:
             return {
                 "answer": tr(N_("%(text)s is not a legal move here; type “moves” to hear them."))
