@@ -15,13 +15,14 @@ from pydantic import BaseModel
 import games
 from app import boards
 from app.models import Match
+from app.routes.api import ERRORS
 from app.routes.pages import service, think_clock
 from app.services import describe
 from app.services.matches import history, seat_of
 from app.texts import N_
 from app.web import page_context, viewer_hash
 
-router = APIRouter()
+router = APIRouter(tags=["match page"], responses={code: ERRORS[code] for code in (404, 422)})
 
 
 class TypedAnswer(BaseModel):
