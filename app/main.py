@@ -22,7 +22,7 @@ from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.review import ReviewService, ReviewWorker
-from app.routes import api, api_docs, events, ladder, pages, record_pages, records
+from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
 from app.security import (
     BodyLimit,
     Limiter,
@@ -124,6 +124,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(api_docs.router)
     app.include_router(pages.router)
+    app.include_router(typed.router)
     app.include_router(api.router)
     app.include_router(events.router)
     app.include_router(ladder.router)

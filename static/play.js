@@ -73,11 +73,7 @@
     const root = tree();
     if (!b || !root) return;
     clearPreview(b);
-    for (const el of b.querySelectorAll(".point.target, .point.chosen")) {
-      el.classList.remove("target", "chosen");
-      el.removeAttribute("tabindex");
-      el.removeAttribute("role");
-    }
+    for (const el of b.querySelectorAll(".point.target, .point.chosen")) el.classList.remove("target", "chosen");
     let node = root;
     const draws = [];
     for (const point of taps) {
@@ -91,12 +87,11 @@
       const el = pointEl(point);
       if (!el) continue;
       el.classList.add("target");
-      el.setAttribute("tabindex", "0");
-      el.setAttribute("role", "button");
-      el.setAttribute("aria-label", point);
     }
     const hint = taps.length ? node.hint || "" : "";
     for (const el of live().querySelectorAll("[data-hint]")) el.hidden = el.dataset.hint !== hint;
+    // static/a11y.js keeps the keyboard cursor, the tab stop and the spoken labels.
+    document.dispatchEvent(new CustomEvent("tablero:render", { detail: { taps: [...taps], posting } }));
   }
 
   function tap(point) {
@@ -319,6 +314,7 @@
     if (url.href !== window.location.href) history.replaceState(null, "", url);
     showLatestMove();
     updateTitle();
+    document.dispatchEvent(new CustomEvent("tablero:settle", { detail: { before, now } }));
   }
 
   function animate() {
@@ -406,6 +402,14 @@
     applyTools();
   });
   document.addEventListener("htmx:afterSwap", applyTools);
+
+  // What static/a11y.js drives: the same taps as a pointer, and the same swap.
+  window.tableroPlay = {
+    tap: (point) => tap(point),
+    clear: () => { if (!posting) { taps = []; render(); } },
+    hasTree: () => tree() !== null,
+    swapLive,
+  };
 
   applyTools();
   render();

@@ -18,6 +18,7 @@ from app.config import ROOT
 from app.models import HealthProbe, Match
 from app.security import hashed_key, request_client_key
 from app.services import clocks as timing
+from app.services import describe
 from app.services.clicks import click_tree, follow, tree_points
 from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.matches import MatchService, clock_state, history, other_side, seat_of
@@ -334,7 +335,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
     against_computer = any(s.ai_level is not None for s in match.seats)
     # The top of the board is the viewer's opponent; spectators see the first side at the bottom.
     bottom = seat.side if seat is not None else game.sides[0]
-    return page_context(
+    context = page_context(
         request,
         match=match,
         game=game,
@@ -363,6 +364,21 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         last_kind=boards.move_kind(game.name, before, state, last_notation),
         **extra,
     )
+    # Screen-reader words and the keyboard cursor's map (app/services/describe.py).
+    context.update(
+        describe.page_words(
+            tr=context["_"],
+            game=game,
+            match=match,
+            board=context["board"],
+            positions=positions,
+            shown_ply=shown_ply,
+            viewer_side=seat.side if seat is not None else None,
+            my_turn=my_turn,
+        ),
+        legal_moves=sorted(game.format_move(m) for m in game.legal_moves(state)) if my_turn else [],
+    )
+    return context
 
 
 def invite_qr(url: str) -> str:

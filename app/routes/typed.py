@@ -1,0 +1,110 @@
+"""Typed moves and blind-mode commands on the match page (partials/typed_move.html).
+
+The browser sends what was typed; a command is answered here in words, and a move is
+checked and put in canonical notation so the page can play it through the JSON move
+route like any other client. Every answer is in the viewer's language.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from pydantic import BaseModel
+
+import games
+from app import boards
+from app.models import Match
+from app.routes.api import WRITES as ERRORS
+from app.routes.pages import service, think_clock
+from app.services import describe
+from app.services.matches import history, seat_of
+from app.texts import N_
+from app.web import page_context, viewer_hash
+
+router = APIRouter(tags=["match page"], responses={code: ERRORS[code] for code in (404, 422)})
+
+
+class TypedAnswer(BaseModel):
+    """Either ``answer`` (words to show and speak) or ``move`` (canonical notation to play)."""
+
+    answer: str | None = None
+    move: str | None = None
+
+
+def clock_words(request: Request, match: Match, tr: describe.Tr) -> str:
+    """What the "clock" command says; a match without clocks says so (describe.answer)."""
+    if match.ladder_run_id is None:
+        return ""
+    clock = think_clock(match, request.app.state.matches.clock())
+    seconds = (clock["done_ms"] + clock["turn_ms"]) / 1000
+    return tr(N_("White's think time in this game: %(seconds).1f seconds.")) % {"seconds": seconds}
+
+
+@router.post(
+    "/matches/{match_id}/typed",
+    response_model=TypedAnswer,
+    response_model_exclude_none=True,
+    summary="Answer a typed command, or check a typed move",
+)
+def typed(
+    request: Request,
+    match_id: str,
+    text: Annotated[str, Form(max_length=200)],
+    ply: Annotated[int, Form()] = -1,
+) -> dict[str, Any]:
+    match = service(request).get(match_id)
+    tr = page_context(request)["_"]
+    game = games.get(match.game)
+    positions = history(match)
+    state = positions[-1]
+    seat = seat_of(match, viewer_hash(request))
+    my_turn = seat is not None and match.status == "playing" and game.to_move(state) == seat.side
+    command = describe.parse_command(text)
+    if command is None:
+        if seat is None:
+            return {"answer": tr(N_("Only a player of this match can move."))}
+        if match.status != "playing":
+            return {"answer": tr(N_("The game is not being played now."))}
+        if not my_turn:
+            return {"answer": tr(N_("It is not your move."))}
+        if ply not in (-1, match.ply):
+            return {"answer": tr(N_("The position changed; please look again."))}
+        try:
+            # Every game's notation is lower case; phones and screen readers like capitals.
+            move = game.parse_move(state, text.strip().lower())
+        except games.GameError:
+            return {
+                "answer": tr(N_("%(text)s is not a legal move here; type “moves” to hear them."))
+                % {"text": text}
+            }
+        return {"move": game.format_move(move)}
+    view = boards.BoardView(game=game.name, state=state, flipped=False)
+    words = describe.page_words(
+        tr=tr,
+        game=game,
+        match=match,
+        board=boards.board_data(view),
+        positions=positions,
+        shown_ply=len(positions) - 1,
+        viewer_side=seat.side if seat is not None else None,
+        my_turn=my_turn,
+    )
+    names = {s.side: s.name for s in match.seats}
+    return {
+        "answer": describe.answer(
+            command[0],
+            command[1],
+            tr=tr,
+            game=game,
+            board=boards.board_data(view),
+            viewer_side=seat.side if seat is not None else None,
+            to_move=game.to_move(state),
+            status=match.status,
+            last=words["said_last"],
+            legal=sorted(game.format_move(m) for m in game.legal_moves(state)) if my_turn else [],
+            clocks=clock_words(request, match, tr),
+            names=names,
+            computer={s.side for s in match.seats if s.ai_level is not None},
+        )
+    }
