@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 import games
 from app.computer import ComputerWorker
@@ -145,6 +146,19 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     return app
 
 
+def _allowed_methods(app: FastAPI, request: Request) -> str:
+    """Every method some route serves at this path: Starlette names only the first route's,
+    and a path with a GET and a POST handler (a review) is two routes."""
+    methods: set[str] = set()
+    for route in app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match is not Match.NONE:
+            methods |= set(getattr(route, "methods", None) or ())
+    if "GET" in methods:
+        methods.add("HEAD")
+    return ", ".join(sorted(methods))
+
+
 def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "text/html" not in request.headers.get("accept", "")
 
@@ -220,7 +234,10 @@ def _install_error_handlers(app: FastAPI) -> None:
         if message == HTTPStatus(exc.status_code).phrase and exc.status_code in HTTP_MESSAGES:
             message = HTTP_MESSAGES[exc.status_code]
         # exc.headers carry meaning: Allow on a 405, for one.
-        return _error_response(request, exc.status_code, message, dict(exc.headers or {}))
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = _allowed_methods(app, request)
+        return _error_response(request, exc.status_code, message, headers)
 
     @app.exception_handler(TooManyRequests)
     async def too_many(request: Request, exc: TooManyRequests) -> Response:

@@ -58,18 +58,6 @@ class _MatchCreate(Strict):
     name: str = name_field()
     side: Literal["first", "second", "random"] = "random"
     public: StrictBool = False
-    options: dict[str, StrictBool | StrictInt] | None = Field(
-        default=None,
-        description=(
-            "Rule options for the game's start position, fixed for the whole match. Bilsang: "
-            "`line` (true: pair moves within one row or column) and `quiet` (100..1000, the plies "
-            "without a removal that end the game); absent or null: the game's default for new "
-            'matches, Bilsang `{"line": true, "quiet": 300}`; `{}`: none (Bilsang\'s free pairs). '
-            "The match's `position` carries them (Bilsang: its ninth field). Unknown options or "
-            "values out of range are refused with 422."
-        ),
-        examples=[{"line": True, "quiet": 300}],
-    )
     #: null (or absent): untimed, as before time controls existed.
     time_control: TimeControlBody | None = None
     #: Start from this position string instead of the game's start (issue 18).
@@ -96,9 +84,28 @@ class BobailCreate(_MatchCreate):
     opponent: SmallOpponent | None = None
 
 
+class BilsangOptions(Strict):
+    """Bilsang's rule options (RULES.md, "Bilsang rule options"); `{}` is free pairs."""
+
+    line: StrictBool = False
+    quiet: StrictInt = Field(default=100, ge=100, le=1000)
+
+
 class BilsangCreate(_MatchCreate):
     game: Literal["bilsang"]
     opponent: SmallOpponent | None = None
+    options: BilsangOptions | None = Field(
+        default=None,
+        description=(
+            "Rule options for the game's start position, fixed for the whole match. Bilsang: "
+            "`line` (true: pair moves within one row or column) and `quiet` (100..1000, the plies "
+            "without a removal that end the game); absent or null: the game's default for new "
+            'matches, Bilsang `{"line": true, "quiet": 300}`; `{}`: none (Bilsang\'s free pairs). '
+            "The match's `position` carries them (Bilsang: its ninth field). Unknown options or "
+            "values out of range are refused with 422."
+        ),
+        examples=[{"line": True, "quiet": 300}],
+    )
 
 
 #: One shape per game, told apart by "game", so the document says which levels each takes.

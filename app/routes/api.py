@@ -92,7 +92,8 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         body.side,
         owner,
         public=body.public,
-        options=body.options,
+        # Only Bilsang has rule options; what the client left out is the rules' default.
+        options=body.options.model_dump(exclude_unset=True) if getattr(body, "options", None) else None,
         computer_level=level,
         time_control=control,
         position=body.position,

@@ -58,7 +58,7 @@ def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
 @router.get(
     "/matches/{match_id}/events",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}, **refusals(404, 429, 503)},
+    responses={200: {"content": {"text/event-stream": {}}}, **refusals(404, 422, 429, 503)},
 )
 async def match_events(
     request: Request, match_id: str, view: Literal["live"] | None = None
