@@ -146,7 +146,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     return app
 
 
-def _allowed_methods(app: FastAPI, request: Request) -> str:
+def _allowed_methods(app: FastAPI, request: Request) -> set[str]:
     """Every method some route serves at this path: Starlette names only the first route's,
     and a path with a GET and a POST handler (a review) is two routes."""
     methods: set[str] = set()
@@ -156,7 +156,7 @@ def _allowed_methods(app: FastAPI, request: Request) -> str:
             methods |= set(getattr(route, "methods", None) or ())
     if "GET" in methods:
         methods.add("HEAD")
-    return ", ".join(sorted(methods))
+    return methods
 
 
 def _wants_json(request: Request) -> bool:
@@ -236,7 +236,11 @@ def _install_error_handlers(app: FastAPI) -> None:
         # exc.headers carry meaning: Allow on a 405, for one.
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
-            headers["Allow"] = _allowed_methods(app, request)
+            named = {
+                m.strip() for m in headers.get("allow", headers.get("Allow", "")).split(",") if m.strip()
+            }
+            headers.pop("allow", None)
+            headers["Allow"] = ", ".join(sorted(named | set(_allowed_methods(app, request))))
         return _error_response(request, exc.status_code, message, headers)
 
     @app.exception_handler(TooManyRequests)

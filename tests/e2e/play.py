@@ -9,6 +9,13 @@ from playwright.sync_api import Page, expect
 import games
 
 
+def open_options(page: Page, form: str = "#friend") -> None:
+    """Unfold the new-match form's time control and rules."""
+    details = page.locator(f"{form} details.more-options")
+    if not details.evaluate("d => d.open"):
+        details.locator("summary").click()
+
+
 def create_match(
     page: Page, base: str, game: str, name: str, side: str = "first", rules: str | None = None
 ) -> str:
@@ -16,7 +23,8 @@ def create_match(
     page.goto(base + "/")
     page.select_option("select[name=game]", game)
     if rules is not None:
-        page.select_option("select[name=rules]", rules)
+        open_options(page)
+        page.select_option("#friend select[name=rules]", rules)
     page.fill("form.stack input[name=name]", name)
     page.check(f"input[name=side][value={side}]")
     page.click("form.stack button[type=submit]")

@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.app.helpers import MORRIS_WIN
-from tests.e2e.play import join_match, play_line
+from tests.e2e.play import join_match, open_options, play_line
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -29,9 +29,10 @@ def create_timed(
     page.select_option("select[name=game]", "morris")
     page.fill("form.stack input[name=name]", name)
     page.check(f"input[name=side][value={side}]")
-    page.select_option("select[name=time_control]", choice)
-    page.fill("input[name=initial_minutes]", minutes)
-    page.fill("input[name=increment_seconds]", "0")
+    open_options(page)
+    page.select_option("#friend select[name=time_control]", choice)
+    page.fill("#friend input[name=initial_minutes]", minutes)
+    page.fill("#friend input[name=increment_seconds]", "0")
     page.click("form.stack button[type=submit]")
     expect(page.locator("#invite-url")).to_be_visible()
     return page.input_value("#invite-url")
@@ -85,7 +86,7 @@ def test_the_flag_reaches_everyone_within_a_second(server: LiveServer, browser, 
     # My games: Alice's move first, then her waiting seek, then the finished game; the
     # header counts the one where it is her move. The form remembers her last choice.
     alice.goto(server.url + "/")
-    assert alice.locator("select[name=time_control]").input_value() == "rt:custom"
+    assert alice.locator("#friend select[name=time_control]").input_value() == "rt:custom"
     waiting = create_timed(alice, server.url, "Alice", "").rsplit("/", 1)[-1]
     mine = create_timed(bob, server.url, "Bob", "cd:3", side="second")
     join_match(alice, mine, "Alice")
@@ -97,7 +98,7 @@ def test_the_flag_reaches_everyone_within_a_second(server: LiveServer, browser, 
     alice.screenshot(path=str(shots / "my-games.png"), full_page=True)
     alice.set_viewport_size({"width": 390, "height": 844})
     alice.goto(server.url + "/")
-    alice.locator("select[name=time_control]").scroll_into_view_if_needed()
+    alice.locator("#friend select[name=time_control]").scroll_into_view_if_needed()
     alice.screenshot(path=str(shots / "form-390.png"))
     assert alice.evaluate("document.documentElement.scrollWidth") <= 390
     for ctx in contexts:

@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.manage import migrate
+from tests.e2e.play import open_options
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -60,6 +61,9 @@ def test_a_whole_game_against_the_easy_computer(
     form.locator("input[name=name]").fill("Solo")
     form.locator("input[name=side][value=first]").check()
     form.locator("select[name=opponent]").select_option("easy")
+    if game == "bilsang":  # random play under line,quiet=300 runs to 300 plies: free pairs end at 100
+        open_options(page, "#computer")
+        form.locator("select[name=rules]").select_option("free")
     form.locator("button[type=submit]").click()
     expect(page.locator(".player-top")).to_contain_text(
         "Computer (easy)" if game != "bashni" else "Computer (level 1)"

@@ -72,8 +72,8 @@ def test_export_import_step_and_play_from_ply_10(
     carol.fill("#play input[name=name]", "Carol")
     carol.select_option("#play select[name=opponent]", "easy")
     carol.click("[data-action=play-from-here]")
-    expect(carol.locator(".players")).to_contain_text("Computer 1")
-    expect(carol.locator(".players")).to_contain_text("Carol")
+    expect(carol.locator(".panel")).to_contain_text("Computer (")
+    expect(carol.locator(".panel")).to_contain_text("Carol")
     new_match = carol.url.rsplit("/", 1)[1]
     state = carol.request.get(f"{server.url}/api/matches/{new_match}").json()
     assert state["position"] == ply10 and state["ply"] == 0 and state["to_move"] == "w"

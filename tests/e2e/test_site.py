@@ -129,7 +129,7 @@ def test_play_the_computer_from_the_home_page(browser: Browser, site: dict[str, 
     form.locator("select[name=opponent]").select_option("hard")
     form.locator("button[type=submit]").click()
     # The computer's seat is named by its strength, in Spanish, in the title too.
-    expect(page.locator(".players")).to_contain_text("Computadora (difícil)")
+    expect(page.locator(".player-top")).to_contain_text("Computadora (difícil)")
     assert "Computadora (difícil)" in page.title()
     context.close()
 
