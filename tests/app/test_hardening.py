@@ -178,6 +178,9 @@ def read_only_app(tmp_path: Path) -> Iterator[FastAPI]:
         else:
             cursor.execute("SET default_transaction_read_only = on")
         cursor.close()
+        # psycopg opened a transaction for the SET; the pool's reset-on-return would roll it
+        # back, and the setting with it.
+        dbapi_connection.commit()
 
     yield app
 
