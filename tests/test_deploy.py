@@ -298,3 +298,64 @@ def test_nginx_drops_a_connection_that_stalls_in_its_header(proxied: tuple[str, 
         assert waited < 15, waited
     finally:
         s.close()
+
+
+@needs_nginx
+def test_nginx_cuts_a_header_trickled_a_byte_a_second(proxied: tuple[str, LiveServer]) -> None:
+    import socket
+
+    proxy, _server = proxied
+    host, port = proxy.removeprefix("http://").split(":")
+    s = socket.create_connection((host, int(port)), timeout=5)
+    started = time.monotonic()
+    closed_after = None
+    try:
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: a")
+        # nginx's default would wait 60 s; client_header_timeout bounds the whole header.
+        while closed_after is None and time.monotonic() - started < 30:
+            time.sleep(1)
+            try:
+                s.sendall(b"a")
+                s.setblocking(False)
+                answer = s.recv(1024)
+                # Closed (b"") or answered with a 408: either way nginx let go of it.
+                assert answer == b"" or answer.startswith(b"HTTP/1.1 408"), answer[:100]
+                closed_after = time.monotonic() - started
+            except BlockingIOError:
+                pass  # still open: nothing to read yet
+            except OSError:
+                closed_after = time.monotonic() - started
+            finally:
+                s.setblocking(True)
+    finally:
+        s.close()
+    assert closed_after is not None, "a trickled header kept its connection for 30 s"
+    assert closed_after < 15, closed_after
+
+
+@needs_nginx
+def test_nginx_caps_requests_in_progress_per_client(proxied: tuple[str, LiveServer]) -> None:
+    import socket
+
+    proxy, _server = proxied
+    host, port = proxy.removeprefix("http://").split(":")
+    trickling = []
+    try:
+        # Bodies sent a byte at a time are held by nginx (its body timeout is per read).
+        for _ in range(100):
+            s = socket.create_connection((host, int(port)), timeout=10)
+            s.sendall(
+                b"POST /api/matches HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+            )
+            trickling.append(s)
+        time.sleep(0.5)
+        refused = httpx.get(proxy + "/healthz", timeout=5)
+        assert refused.status_code == 429, refused.text
+    finally:
+        for s in trickling:
+            s.close()
+    deadline = time.monotonic() + 5
+    while httpx.get(proxy + "/healthz", timeout=5).status_code != 200:
+        assert time.monotonic() < deadline, "the cap was not released when the clients left"
+        time.sleep(0.1)
