@@ -232,6 +232,8 @@ class Server:
             "COMPUTER_PROCESSES": "1",
             # Every client here is 127.0.0.1: per-address rate limits would refuse most moves.
             "RATE_LIMITS": "off",
+            # ...and so would the cap on open event streams per address (1,000 watchers).
+            "STREAMS_PER_CLIENT": "100000",
             **self.env,
         }
         command = [
