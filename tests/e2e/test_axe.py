@@ -25,6 +25,8 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 FIRST_MOVES = {"bashni": "c3-d4", "morris": "d2", "bobail": "c3-c4 a1-a4", "bilsang": "h 4,0+ 0,2-"}
 BLOCKING = ("serious", "critical")
 OPTIONS = "/ (options unfolded)"
+#: The error pages.
+MISSING = ("/matches/no-such-match", "/rules/no-such-game")
 
 
 @pytest.fixture(scope="module")
@@ -43,8 +45,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer,
             "/ladder",
             "/ladder/leaderboard",
             "/records/import",
-            "/matches/no-such-match",
-            "/rules/no-such-game",
+            *MISSING,
         ]
         finished_of: dict[str, str] = {}
         for game in FIRST_MOVES:
@@ -118,7 +119,8 @@ def test_no_serious_or_critical_violations(site, browser, size: str, lang: str, 
     axe = Axe()
     found = {}
     for path in pages:
-        page.goto(live.url + ("/" if path == OPTIONS else path))
+        response = page.goto(live.url + ("/" if path == OPTIONS else path))
+        assert response is not None and response.status == (404 if path in MISSING else 200), path
         page.wait_for_load_state("domcontentloaded")
         if path == OPTIONS:
             page.locator("details.more-options").evaluate_all("all => all.forEach(d => { d.open = true; })")
