@@ -1,7 +1,8 @@
 // Match clocks: counts the server's figures down between updates. The server measured
 // each clock (data-ms, at data-at) and alone decides a flag; this only moves the shown
 // figure, from the moment the figure arrived, so a wrong clock on this computer does not
-// matter. One short sound when the viewer's own clock first goes under the warning time.
+// matter. One short sound when the viewer's own clock first goes under the warning time,
+// and words for a screen reader as it passes each limit the server named.
 (() => {
   const arrived = new WeakMap();
   const warned = new Set(JSON.parse(sessionStorage.getItem("tablero-low-time") || "[]"));
@@ -32,6 +33,33 @@
     } catch (_) { /* no sound: the colour still warns */ }
   }
 
+  // Spoken warnings (app/services/clock_words.py): the server wrote on the viewer's own
+  // clock the words for each limit; each is said once per move, when the count goes under
+  // it. The count is followed across refreshes (a refresh draws a new element) by match,
+  // side and ply; a limit already passed when the move's figure arrived is not said.
+  const followed = new Map();
+  const spoken = new Set();
+  function sayLow(clock, left) {
+    if (!clock.dataset.lowSaid || !window.tableroAnnounce) return;
+    const key = `${clock.dataset.match}:${clock.dataset.side}`;
+    const ply = clock.dataset.ply;
+    const before = followed.get(key);
+    const from = before && before.ply === ply ? before.left : Number(clock.dataset.ms);
+    followed.set(key, { ply, left });
+    let words = null;
+    let lowest = Infinity;
+    for (const [limit, text] of Object.entries(JSON.parse(clock.dataset.lowSaid))) {
+      const ms = Number(limit);
+      const once = `${key}:${ply}:${ms}`;
+      if (from >= ms && left < ms && !spoken.has(once)) {
+        spoken.add(once);
+        // Several passed in one tick (a hidden tab ticks slowly): only the lowest is news.
+        if (ms < lowest) { lowest = ms; words = text; }
+      }
+    }
+    if (words) window.tableroAnnounce(words);
+  }
+
   function tick() {
     const now = performance.now();
     for (const clock of document.querySelectorAll("[data-game-clock]")) {
@@ -39,6 +67,7 @@
       if (clock.dataset.running !== "true") continue;
       const left = Number(clock.dataset.ms) - (now - arrived.get(clock));
       clock.textContent = text(left);
+      sayLow(clock, left);
       const low = Number(clock.dataset.lowMs);
       if (low && left < low) {
         clock.classList.add("low");

@@ -17,8 +17,8 @@ from app import boards, i18n, texts
 from app.config import ROOT
 from app.models import HealthProbe, Match
 from app.security import hashed_key, request_client_key
+from app.services import clock_words, describe
 from app.services import clocks as timing
-from app.services import describe
 from app.services.clicks import click_tree, follow, tree_points
 from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.matches import MatchService, clock_state, history, other_side, seat_of
@@ -321,9 +321,16 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         position_text=game.format_position(state),
         extra={"cells": frozenset(tree_points(tree)) if tree else frozenset()},
     )
-    gettext = i18n.translations(language(request)).gettext
+    translation = i18n.translations(language(request))
+    gettext = translation.gettext
     names = {s.side: texts.seat_name(match.game, s, gettext) for s in match.seats}
     extra.setdefault("timing", clock_state(match, game.to_move(positions[-1]), service(request).clock()))
+    # The words static/clocks.js speaks as the viewer's own clock runs low.
+    low_time_said = (
+        clock_words.low_time_said(translation.gettext, translation.ngettext, extra["timing"]["time_control"])
+        if seat is not None and match.status == "playing"
+        else ""
+    )
     if match.ladder_run_id is not None:
         extra["run"] = request.app.state.ladder.get(match.ladder_run_id)
         extra["clock"] = think_clock(match, request.app.state.matches.clock())
@@ -362,6 +369,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         move_rows=boards.move_rows(game, [m.notation for m in match.moves]),
         last_steps=json.dumps(boards.move_steps(game, before, last_notation)),
         last_kind=boards.move_kind(game.name, before, state, last_notation),
+        low_time_said=low_time_said,
         **extra,
     )
     # Screen-reader words and the keyboard cursor's map (app/services/describe.py).

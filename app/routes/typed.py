@@ -17,8 +17,8 @@ from app import boards
 from app.models import Match
 from app.routes.api import WRITES as ERRORS
 from app.routes.pages import service, think_clock
-from app.services import describe
-from app.services.matches import history, seat_of
+from app.services import clock_words, describe
+from app.services.matches import clock_state, history, seat_of
 from app.texts import N_
 from app.web import page_context, viewer_hash
 
@@ -32,8 +32,24 @@ class TypedAnswer(BaseModel):
     move: str | None = None
 
 
-def clock_words(request: Request, match: Match, tr: describe.Tr) -> str:
-    """What the "clock" command says; a match without clocks says so (describe.answer)."""
+def clock_answer(
+    request: Request, match: Match, tr: describe.Tr, ngettext: clock_words.Ngettext, to_move: str
+) -> str:
+    """What the "clocks" command says: both sides' time left, as the server measures it now
+    (the page's figures are the same ones counted down); a ladder game says White's think
+    time; a match without clocks says so (describe.answer)."""
+    timed = clock_words.clocks_answer(
+        tr=tr,
+        ngettext=ngettext,
+        game=games.get(match.game),
+        timing=clock_state(match, to_move, service(request).clock(), away=False),
+        status=match.status,
+        to_move=to_move,
+        names={s.side: s.name for s in match.seats},
+        computer={s.side for s in match.seats if s.ai_level is not None},
+    )
+    if timed is not None:
+        return timed
     if match.ladder_run_id is None:
         return ""
     clock = think_clock(match, request.app.state.matches.clock())
@@ -54,7 +70,8 @@ def typed(
     ply: Annotated[int, Form()] = -1,
 ) -> dict[str, Any]:
     match = service(request).get(match_id)
-    tr = page_context(request)["_"]
+    context = page_context(request)
+    tr = context["_"]
     game = games.get(match.game)
     positions = history(match)
     state = positions[-1]
@@ -103,7 +120,7 @@ def typed(
             status=match.status,
             last=words["said_last"],
             legal=sorted(game.format_move(m) for m in game.legal_moves(state)) if my_turn else [],
-            clocks=clock_words(request, match, tr),
+            clocks=clock_answer(request, match, tr, context["ngettext"], game.to_move(state)),
             names=names,
             computer={s.side for s in match.seats if s.ai_level is not None},
         )

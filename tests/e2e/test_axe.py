@@ -7,6 +7,7 @@ comes pinned inside the axe-playwright-python package (dev extra).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,6 +24,9 @@ SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "hei
 #: A move for each game's first player, so a finished match has a move to replay.
 FIRST_MOVES = {"bashni": "c3-d4", "morris": "d2", "bobail": "c3-c4 a1-a4", "bilsang": "h 4,0+ 0,2-"}
 BLOCKING = ("serious", "critical")
+OPTIONS = "/ (options unfolded)"
+#: The error pages.
+MISSING = ("/matches/no-such-match", "/rules/no-such-game")
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +37,17 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer,
     migrate(url)
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
     live.start()
-    with httpx.Client(base_url=live.url, timeout=30) as player:
-        pages = ["/", "/ladder", "/ladder/leaderboard", "/matches/no-such-match"]
+    with httpx.Client(base_url=live.url, timeout=30) as player, httpx.Client(base_url=live.url) as rival:
+        # OPTIONS: the new-match form with its time control and rules unfolded.
+        pages = [
+            "/",
+            OPTIONS,
+            "/ladder",
+            "/ladder/leaderboard",
+            "/records/import",
+            *MISSING,
+        ]
+        finished_of: dict[str, str] = {}
         for game in FIRST_MOVES:
             pages.append(f"/rules/{game}")
             # Not listed: one player may list only 3 seeks (app/fairness.py).
@@ -47,12 +60,33 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer,
             moved = player.post(f"/api/matches/{finished}/moves", json={"move": FIRST_MOVES[game], "ply": 0})
             assert moved.status_code == 200, moved.text
             assert player.post(f"/api/matches/{finished}/resign").status_code == 200
+            finished_of[game] = finished
             pages += [
                 f"/matches/{waiting}",
                 f"/matches/{playing}",
                 f"/matches/{finished}",
                 f"/matches/{finished}?at=0",
+                f"/matches/{finished}/analysis",
             ]
+        # A timed match against a person (its clocks on the page), and what it leads to.
+        timed = {"game": "morris", "name": "Ana", "side": "first", "public": False}
+        timed["time_control"] = {"kind": "correspondence", "days": 3}
+        clocked = player.post("/api/matches", json=timed).json()["id"]
+        joined = rival.post(f"/api/matches/{clocked}/join", json={"name": "Bo"})
+        assert joined.status_code == 200, joined.text
+        continue_link = re.search(
+            r'id="continue-url" readonly value="([^"]+)"', player.get(f"/matches/{clocked}").text
+        )
+        assert continue_link, "the match page shows no continue link"
+        record = player.get(f"/api/matches/{finished_of['morris']}/record").text
+        imported = rival.post("/api/records", content=record.encode(), headers={"content-type": "text/plain"})
+        assert imported.status_code == 201, imported.text
+        pages += [
+            f"/matches/{clocked}",
+            httpx.URL(continue_link.group(1)).raw_path.decode(),
+            f"/records/{imported.json()['id']}",
+            "/games",  # every match above is in Ana's list
+        ]
         run = player.post("/api/ladder/runs", json={"name": "Ana"})
         assert run.status_code == 201, run.text
         pages.append(f"/ladder/runs/{run.json()['id']}")
@@ -85,8 +119,13 @@ def test_no_serious_or_critical_violations(site, browser, size: str, lang: str, 
     axe = Axe()
     found = {}
     for path in pages:
-        page.goto(live.url + path)
+        response = page.goto(live.url + ("/" if path == OPTIONS else path))
+        assert response is not None and response.status == (404 if path in MISSING else 200), path
         page.wait_for_load_state("domcontentloaded")
+        if path == OPTIONS:
+            page.locator("details.more-options").evaluate_all("all => all.forEach(d => { d.open = true; })")
+        elif path == "/games":
+            assert page.locator(".my-games li").count() >= 10, "My games lists too few matches"
         problems = blocking(axe.run(page).response)
         if problems:
             found[path] = problems
