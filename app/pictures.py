@@ -95,6 +95,12 @@ def board_svg(view: boards.BoardView, gettext: Any) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
 
 
+@lru_cache(maxsize=64)
 def board_png(svg: str) -> bytes:
-    """The SVG ``board_svg`` made, as a PNG of the same size (480 pixels wide)."""
+    """The SVG ``board_svg`` made, as a PNG of the same size (480 pixels wide).
+
+    resvg holds the GIL while it draws (tens of milliseconds), so the same picture asked
+    again (a shared link) is answered from this small cache (about 25 KB each), and the
+    route is rate-limited like a create (app/security.py).
+    """
     return bytes(resvg_py.svg_to_bytes(svg_string=svg))

@@ -250,3 +250,18 @@ def test_the_match_page_links_and_the_pages_in_spanish(alice: TestClient, bob: T
     assert refused.status_code == 422 and "línea 1: jugada 2, f6-zz" in refused.text
     bare = alice.post("/records/import", data={"text": "1. c3-d4", "game": "bashni"}, follow_redirects=False)
     assert bare.status_code == 303 and bare.headers["location"].startswith("/records/")
+
+
+def test_a_png_costs_like_a_create_and_the_same_picture_is_drawn_once() -> None:
+    from app import pictures
+    from app.security import classify
+
+    assert (
+        classify("GET", "/api/matches/x/board.png") == classify("GET", "/api/records/x/board.png") == "create"
+    )
+    assert classify("GET", "/api/matches/x/board.svg") is None
+    line = records.parse("1. c3-d4 f6-g5", "bashni")
+    svg = pictures.board_svg(pictures.view_at("bashni", line.positions, line.moves, 2), lambda s: s)
+    pictures.board_png.cache_clear()
+    first = pictures.board_png(svg)
+    assert pictures.board_png(svg) is first and pictures.board_png.cache_info().hits == 1

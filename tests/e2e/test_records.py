@@ -57,6 +57,8 @@ def test_export_import_step_and_play_from_ply_10(
     png = tmp_path / raster.value.suggested_filename
     raster.value.save_as(png)
     assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    alice.locator(".record-links").scroll_into_view_if_needed()
+    alice.screenshot(path=str(shots / "match-record-links.png"))
 
     # Carol, in another browser, imports the file and steps through the game.
     carol.goto(server.url + "/records/import")
@@ -130,8 +132,10 @@ def test_the_review_shows_its_progress_in_the_first_viewport(
     first = int(bar.get_attribute("value") or 0)
     alice.screenshot(path=str(shots / "review-running.png"))
     alice.wait_for_function(
-        f"(() => {{ const p = document.querySelector('#review-panel'); const b = p.querySelector('progress');"
-        f" return p.dataset.status === 'done' || (b && Number(b.value) > {first}); }})()",
+        "first => { const p = document.querySelector('#review-panel');"
+        " const b = p && p.querySelector('progress');"
+        " return p && (p.dataset.status === 'done' || (b && Number(b.value) > first)); }",
+        arg=first,
         timeout=60_000,
     )
     assert alice.evaluate("document.documentElement.scrollWidth") <= 1280
