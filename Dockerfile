@@ -11,6 +11,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /srv/tablero
 
+# The board PNG's labels need a font; the slim image has none (app/pictures.py).
+RUN apt-get update && apt-get install -y --no-install-recommends fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, pinned by constraints.txt, so code changes reuse this layer.
 COPY pyproject.toml constraints.txt README.md ./
 COPY games ./games

@@ -1,8 +1,10 @@
 """The board as a picture file: the page's own board template, made a standalone SVG.
 
 The board partials are styled by site.css; a downloaded file has no page around
-it, so the board rules of site.css (with their colour variables resolved, for
-viewers that know no CSS variables) go into the file's own ``<style>``.
+it, so the board rules of site.css (with their colour variables and colour mixes
+resolved, for viewers that know neither) go into the file's own ``<style>``. The
+PNG is that same SVG rasterised by resvg (``resvg_py``: Rust, no system library;
+the labels use the machine's sans-serif font, DejaVu Sans in the Docker image).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from typing import Any
+
+import resvg_py
 
 import games
 from app import boards
@@ -22,6 +26,10 @@ _VAR = re.compile(r"var\((--[a-z0-9-]+)\)")
 _BOARD = re.compile(r"\.board(?![\w-])")
 _SVG = re.compile(r"<svg\b.*?</svg>", re.S)
 _VIEWBOX = re.compile(r'viewBox="([-\d. ]+)"')
+#: ``color-mix(in srgb, #4a7bd0 28%, transparent)``: the colour at that opacity.
+_MIX = re.compile(r"color-mix\(in srgb,\s*#([0-9a-fA-F]{6})\s+([\d.]+)%,\s*transparent\)")
+#: The page's text is sans-serif; a lone file would fall back to a viewer's serif.
+_TEXT_RULE = ".board text {font-family: system-ui, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif;}"
 
 
 def view_at(
@@ -53,8 +61,14 @@ def board_css() -> str:
         elif _BOARD.match(selector) and ":hover" not in selector and ":focus" not in selector:
             rules.append(f"{selector} {{{body.strip()}}}")
     text = _VAR.sub(lambda m: variables.get(m.group(1), m.group(0)), "\n".join(rules))
+    text = _MIX.sub(_rgba, text)
     # A value the page sets elsewhere (a layout size, say) means nothing in a lone file.
     return re.sub(r"[\w-]+\s*:[^;{}]*var\(--[^;{}]*;?", "", text)
+
+
+def _rgba(mix: re.Match[str]) -> str:
+    red, green, blue = (int(mix.group(1)[i : i + 2], 16) for i in (0, 2, 4))
+    return f"rgba({red}, {green}, {blue}, {float(mix.group(2)) / 100:g})"
 
 
 def board_svg(view: boards.BoardView, gettext: Any) -> str:
@@ -76,6 +90,17 @@ def board_svg(view: boards.BoardView, gettext: Any) -> str:
     svg = svg.replace("<svg", head, 1)
     # SVG 1.1 viewers know only xlink:href on <use>.
     svg = re.sub(r'<use href="', '<use xlink:href="', svg)
-    style = f"<style>\n{board_css()}\n.board .hit {{ fill: none; }}\n</style>"
+    style = f"<style>\n{board_css()}\n{_TEXT_RULE}\n.board .hit {{ fill: none; }}\n</style>"
     svg = svg.replace(">", ">" + style, 1)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg + "\n"
+
+
+@lru_cache(maxsize=64)
+def board_png(svg: str) -> bytes:
+    """The SVG ``board_svg`` made, as a PNG of the same size (480 pixels wide).
+
+    resvg holds the GIL while it draws (tens of milliseconds), so the same picture asked
+    again (a shared link) is answered from this small cache (about 25 KB each), and the
+    route is rate-limited like a create (app/security.py).
+    """
+    return bytes(resvg_py.svg_to_bytes(svg_string=svg))

@@ -268,6 +268,8 @@ DEFAULT_LIMITS = {"create": Limit("create", 0.5, 20), "move": Limit("move", 20.0
 def classify(method: str, path: str) -> str | None:
     if method == "GET" and path.endswith("/best"):
         return "create"  # a search of the computer's strongest level: as costly as a new match
+    if method == "GET" and path.endswith("/board.png"):
+        return "create"  # a rasterisation holds the process's GIL for tens of milliseconds
     if method != "POST":
         return None
     # A rematch creates a match as much as the lobby's form does (the page's rematch

@@ -12,7 +12,17 @@ and player 2), ``Result``, ``GameType`` (Bashni only: PDN's numeric types have n
 number for Bashni, so its value is the name), ``Variant`` (every game: which game
 this is), ``Termination`` (the reason key of a finished game) and ``Position``
 (the project's position string, only for a start other than the standard one,
-like a handicap or a game started from a position). Unknown tags are kept.
+like a handicap or a game started from a position). Unknown tags are kept, and so
+is ``TimeControl``, which the site writes in PGN's form: ``"300+3"`` (seconds, then
+the increment per move), ``"1/259200"`` (correspondence: one move in so many
+seconds, here 3 days, as daily-chess sites write it) and ``"-"`` (untimed); a
+record's value is kept as it is, never refused.
+
+A game the site ended before its rules did has a ``Termination`` saying how: a win
+by ``resignation``, ``timeout``, ``abandonment`` (claimed) or ``abandoned`` (left
+against the computer), a draw by ``agreement`` or ``abandonment``; a match that
+ended unplayed (``aborted``, ``expired``) has no result, ``*``, and its
+``Termination``.
 
 Reading checks every move with the engine and stops at the first bad line with
 its number and the reason (``RecordError``); nothing of a bad record is used.
@@ -63,7 +73,12 @@ ENGINE_REASONS = (
     "neutron-home",
     "last-buoy",
 )
-SITE_REASONS = ("resignation", "agreement")
+#: How the site ends a game before its rules do, by the result each goes with.
+DECISIVE_ENDINGS = ("resignation", "timeout", "abandonment", "abandoned")
+DRAWN_ENDINGS = ("agreement", "abandonment")
+#: A match over before it was played: it has no result (``*``), though it is over.
+NO_RESULT_ENDINGS = ("aborted", "expired")
+SITE_REASONS = tuple(dict.fromkeys(DECISIVE_ENDINGS + DRAWN_ENDINGS + NO_RESULT_ENDINGS))
 
 #: Tags the writer derives from the game itself; values kept in ``tags`` are ignored.
 DERIVED_TAGS = ("Result", "GameType", "Variant", "Termination", "Position")
@@ -121,8 +136,9 @@ class GameRecord:
 # ------------------------------------------------------------------- writing
 
 
-def result_token(game_name: str, winner: str | None, finished: bool) -> str:
-    if not finished:
+def result_token(game_name: str, winner: str | None, reason: str | None) -> str:
+    """The result as the game's records write it; ``*`` for a game with no result."""
+    if reason is None or reason in NO_RESULT_ENDINGS:
         return UNFINISHED
     first, second, draw = RESULT_FORMS[game_name]
     engine = games.get(game_name)
@@ -150,7 +166,7 @@ def write(record: GameRecord) -> str:
     lines = []
     for name in DESCRIPTIVE_ORDER:
         lines.append((name, given.pop(name, "?" if name != "Date" else "????.??.??")))
-    token = result_token(record.game, record.winner, record.finished)
+    token = result_token(record.game, record.winner, record.reason)
     lines.append(("Result", token))
     if record.game == "bashni":
         lines.append(("GameType", game.title))
@@ -616,14 +632,35 @@ def _settle(
             "Termination says %(found)s, but the moves do not end the game",
             found=termination[0],
         )
+    winner = None if declared == "draw" else (first if declared == "first" else second)
+    if termination is None:
+        # A result the moves do not prove, with no word on how: what players usually do.
+        if declared in (None, UNFINISHED):
+            return None, None
+        return winner, ("agreement" if declared == "draw" else "resignation")
+    ending, where = termination
     if declared in (None, UNFINISHED):
-        if termination is not None:
-            raise RecordError(termination[1], "bad-tag", "Termination is given for an unfinished game")
-        return None, None
-    if declared == "draw":
-        if termination is not None and termination[0] != "agreement":
-            raise RecordError(termination[1], "bad-tag", "a draw before the end of the game is by agreement")
-        return None, "agreement"
-    if termination is not None and termination[0] != "resignation":
-        raise RecordError(termination[1], "bad-tag", "a win before the end of the game is by resignation")
-    return (first if declared == "first" else second), "resignation"
+        if ending in NO_RESULT_ENDINGS:
+            return None, ending
+        raise RecordError(where, "bad-tag", "Termination is given for an unfinished game")
+    if ending in NO_RESULT_ENDINGS:
+        raise RecordError(
+            where, "bad-tag", "Termination %(found)s is a game with no result: its Result is *", found=ending
+        )
+    if declared == "draw" and ending not in DRAWN_ENDINGS:
+        raise RecordError(
+            where,
+            "bad-tag",
+            "a draw before the end of the game is by %(allowed)s, not %(found)s",
+            allowed=", ".join(DRAWN_ENDINGS),
+            found=ending,
+        )
+    if declared != "draw" and ending not in DECISIVE_ENDINGS:
+        raise RecordError(
+            where,
+            "bad-tag",
+            "a win before the end of the game is by %(allowed)s, not %(found)s",
+            allowed=", ".join(DECISIVE_ENDINGS),
+            found=ending,
+        )
+    return winner, ending

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 import games
@@ -36,9 +37,22 @@ api_router = APIRouter(prefix="/api", tags=["records"], responses=ERRORS)
 TEXT_RESPONSE: dict[int | str, dict[str, Any]] = {
     200: {"content": {"text/plain": {"schema": {"type": "string"}}}, "description": "the record"}
 }
-SVG_RESPONSE: dict[int | str, dict[str, Any]] = {
-    200: {"content": {"image/svg+xml": {"schema": {"type": "string"}}}, "description": "the board"}
+#: The board picture's formats by file extension: (media type, body schema, description).
+PICTURES: dict[str, tuple[str, dict[str, str], str]] = {
+    "svg": (
+        "image/svg+xml",
+        {"type": "string"},
+        "The board after ``at`` plies (default: now) as an SVG file, drawn as the page draws it.",
+    ),
+    "png": (
+        "image/png",
+        {"type": "string", "format": "binary"},
+        "The board after ``at`` plies (default: now) as a PNG, 480 pixels wide, rasterised from that SVG.",
+    ),
 }
+#: Where a line of play comes from: (URL segment, its path parameter, the route names' word).
+SOURCES = (("matches", "match_id", "match"), ("records", "record_id", "record"))
+Endpoint = TypeVar("Endpoint", bound=Callable[..., Any])
 
 
 def record_service(request: Request) -> RecordService:
@@ -63,16 +77,18 @@ def record_download(text: str, name: str) -> Response:
     )
 
 
-def svg_download(request: Request, line: Line, at: int | None) -> Response:
+def picture_download(request: Request, line: Line, at: int | None, picture: str) -> Response:
+    """The board after ``at`` plies (default: the end) as a ``picture`` file (svg, png)."""
     ply = len(line.moves) if at is None else at
     if not 0 <= ply <= len(line.moves):
         raise Invalid(f"at: the game has plies 0..{len(line.moves)}")
     view = pictures.view_at(line.game, line.positions, line.moves, ply)
     gettext = page_context(request)["_"]
-    name = file_name(line.game, line.date, line.id).rsplit(".", 1)[0] + f"-ply{ply}.svg"
+    name = file_name(line.game, line.date, line.id).rsplit(".", 1)[0] + f"-ply{ply}.{picture}"
+    svg = pictures.board_svg(view, gettext)
     return Response(
-        pictures.board_svg(view, gettext),
-        media_type="image/svg+xml",
+        svg if picture == "svg" else pictures.board_png(svg),
+        media_type=PICTURES[picture][0],
         headers={"content-disposition": f'attachment; filename="{name}"'},
     )
 
@@ -84,14 +100,6 @@ def match_record_file(match_id: str, request: Request) -> Response:
     site = str(request.url_for("match_page", match_id=match.id))
     text = records.write(match_record(match, site))
     return record_download(text, file_name(match.game, match.created_at, match.id))
-
-
-@api_router.get("/matches/{match_id}/board.svg", response_class=Response, responses=SVG_RESPONSE)
-def match_board_file(
-    match_id: str, request: Request, at: Annotated[int | None, Query(description="plies played")] = None
-) -> Response:
-    """The board after ``at`` plies (default: now) as an SVG file, drawn as the page draws it."""
-    return svg_download(request, load_line(request, "matches", match_id), at)
 
 
 @api_router.post(
@@ -137,13 +145,6 @@ def record_file(record_id: str, request: Request) -> Response:
     """An imported game written back as a record."""
     row = record_service(request).get(record_id)
     return record_download(records.write(stored_record(row)), file_name(row.game, row.created_at, row.id))
-
-
-@api_router.get("/records/{record_id}/board.svg", response_class=Response, responses=SVG_RESPONSE)
-def record_board_file(
-    record_id: str, request: Request, at: Annotated[int | None, Query(description="plies played")] = None
-) -> Response:
-    return svg_download(request, load_line(request, "records", record_id), at)
 
 
 def position_moves(game_name: str, position: str) -> dict[str, Any]:
@@ -204,32 +205,6 @@ REVIEW_DOC = (
 )
 
 
-@api_router.post(
-    "/matches/{match_id}/review", status_code=202, response_model=ReviewPublic, description=REVIEW_DOC
-)
-def ask_match_review(match_id: str, request: Request) -> dict[str, Any]:
-    """Queue the review of a finished match (once: asking again answers the same review)."""
-    return review_state(request, "matches", match_id, ask=True)
-
-
-@api_router.get("/matches/{match_id}/review", response_model=ReviewPublic, description=REVIEW_DOC)
-def match_review(match_id: str, request: Request) -> dict[str, Any]:
-    """The review so far: ``done`` of ``total`` positions; 404 if nobody asked for one."""
-    return review_state(request, "matches", match_id, ask=False)
-
-
-@api_router.post(
-    "/records/{record_id}/review", status_code=202, response_model=ReviewPublic, description=REVIEW_DOC
-)
-def ask_record_review(record_id: str, request: Request) -> dict[str, Any]:
-    return review_state(request, "records", record_id, ask=True)
-
-
-@api_router.get("/records/{record_id}/review", response_model=ReviewPublic, description=REVIEW_DOC)
-def record_review(record_id: str, request: Request) -> dict[str, Any]:
-    return review_state(request, "records", record_id, ask=False)
-
-
 @api_router.get("/positions/{game_name}/best", response_model=BestMove)
 async def best_from_position(
     game_name: str,
@@ -249,3 +224,63 @@ async def best_from_position(
         "win_in": result["win_in"],
         "depth": result["depth"],
     }
+
+
+# The same operations on a match and on an imported game, and on each picture format:
+# one implementation each, registered once per path with the names (so operation ids)
+# and descriptions the API has always had.
+
+
+def _path_parameter(endpoint: Endpoint, param: str) -> Endpoint:
+    """``ident`` is the path's ``{match_id}`` or ``{record_id}``; the annotation is set here
+    because a string annotation (this module's ``from __future__``) cannot name ``param``."""
+    endpoint.__annotations__["ident"] = Annotated[str, Path(alias=param)]
+    return endpoint
+
+
+def board_file_endpoint(source: str, param: str, picture: str) -> Callable[..., Response]:
+    def board_file(
+        request: Request,
+        ident: str,
+        at: Annotated[int | None, Query(description="plies played")] = None,
+    ) -> Response:
+        return picture_download(request, load_line(request, source, ident), at, picture)
+
+    return _path_parameter(board_file, param)
+
+
+def review_endpoint(source: str, param: str, ask: bool) -> Callable[..., dict[str, Any]]:
+    def review(request: Request, ident: str) -> dict[str, Any]:
+        return review_state(request, source, ident, ask=ask)
+
+    return _path_parameter(review, param)
+
+
+for _source, _param, _word in SOURCES:
+    for _picture, (_media, _schema, _doc) in PICTURES.items():
+        api_router.add_api_route(
+            f"/{_source}/{{{_param}}}/board.{_picture}",
+            board_file_endpoint(_source, _param, _picture),
+            methods=["GET"],
+            name=f"{_word}_board_file" if _picture == "svg" else f"{_word}_board_{_picture}",
+            response_class=Response,
+            responses={200: {"content": {_media: {"schema": _schema}}, "description": "the board"}},
+            description=_doc,
+        )
+    api_router.add_api_route(
+        f"/{_source}/{{{_param}}}/review",
+        review_endpoint(_source, _param, ask=True),
+        methods=["POST"],
+        name=f"ask_{_word}_review",
+        status_code=202,
+        response_model=ReviewPublic,
+        description=REVIEW_DOC,
+    )
+    api_router.add_api_route(
+        f"/{_source}/{{{_param}}}/review",
+        review_endpoint(_source, _param, ask=False),
+        methods=["GET"],
+        name=f"{_word}_review",
+        response_model=ReviewPublic,
+        description=REVIEW_DOC,
+    )

@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import games
 from app.models import ImportedRecord, Match
+from app.services import clocks as timing
 from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.matches import new_match_id
 from app.texts import N_
@@ -77,8 +78,9 @@ RECORD_MESSAGES = (
     N_("Termination says %(found)s, but the game ended by %(proved)s"),
     N_("Termination says %(found)s, but the moves do not end the game"),
     N_("Termination is given for an unfinished game"),
-    N_("a draw before the end of the game is by agreement"),
-    N_("a win before the end of the game is by resignation"),
+    N_("Termination %(found)s is a game with no result: its Result is *"),
+    N_("a draw before the end of the game is by %(allowed)s, not %(found)s"),
+    N_("a win before the end of the game is by %(allowed)s, not %(found)s"),
 )
 
 
@@ -145,6 +147,17 @@ def line_of_record(row: ImportedRecord) -> Line:
     )
 
 
+def time_control_tag(control: timing.TimeControl | None) -> str:
+    """PGN's ``TimeControl``: ``"300+3"`` (seconds + increment, ``"60+0"`` without one),
+    ``"1/259200"`` for correspondence (one move in 3 days' seconds, the allowance
+    restored after each, as daily-chess sites write it), ``"-"`` untimed."""
+    if control is None:
+        return "-"
+    if control.realtime:
+        return f"{control.initial_seconds}+{control.increment_seconds}"
+    return f"1/{control.days * timing.MS_PER_DAY // 1000}"
+
+
 def match_record(match: Match, site_url: str) -> GameRecord:
     game = games.get(match.game)
     names = {s.side: s.name for s in match.seats}
@@ -155,6 +168,7 @@ def match_record(match: Match, site_url: str) -> GameRecord:
         ("Date", match.created_at.strftime("%Y.%m.%d")),
         ("White", names.get(game.sides[0], "?")),
         ("Black", names.get(game.sides[1], "?")),
+        ("TimeControl", time_control_tag(timing.loads(match.time_control))),
     )
     return GameRecord(match.game, line.initial, line.moves, line.winner, line.reason, tags)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 import time
 from pathlib import Path
 
@@ -101,13 +102,67 @@ def test_the_board_picture_is_a_standalone_svg_of_the_asked_ply(alice: TestClien
     assert response.headers["content-disposition"].endswith('-ply1.svg"')
     svg = response.text
     assert svg.startswith("<?xml") and 'xmlns="http://www.w3.org/2000/svg"' in svg
-    assert "<style>" in svg and "var(--" not in svg  # colours resolved for any viewer
+    assert "<style>" in svg and "var(--" not in svg and "color-mix" not in svg  # plain colours for any viewer
     from xml.etree import ElementTree
 
     root = ElementTree.fromstring(svg.split("\n", 1)[1])
     after_one = records.parse("1. c3-c4 c1-e3", "bobail").positions[1]
     assert root.get("data-position") == after_one
     assert alice.get(f"/api/matches/{match_id}/board.svg?at=9").status_code == 422
+
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """Width and height from the PNG's IHDR chunk, which must come first."""
+    assert data.startswith(PNG_SIGNATURE) and data[12:16] == b"IHDR"
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_the_board_picture_as_png(alice: TestClient, bob: TestClient) -> None:
+    match_id = finished_match(alice, bob, "bashni")
+    response = alice.get(f"/api/matches/{match_id}/board.png?at=3")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "image/png"
+    assert response.headers["content-disposition"].startswith("attachment; filename=")
+    assert response.headers["content-disposition"].endswith(f'{match_id}-ply3.png"')
+    svg = alice.get(f"/api/matches/{match_id}/board.svg?at=3").text
+    width, height = (int(re.search(f'{name}="(\\d+)"', svg).group(1)) for name in ("width", "height"))
+    assert png_size(response.content) == (width, height) == (480, height)
+    start = alice.get(f"/api/matches/{match_id}/board.png?at=0").content
+    assert png_size(start) == (width, height) and start != response.content
+    # An imported game has the same picture at the same ply.
+    record = bob.post("/api/records", content=alice.get(f"/api/matches/{match_id}/record").text).json()
+    copy = bob.get(f"/api/records/{record['id']}/board.png?at=3")
+    assert copy.status_code == 200 and copy.content == response.content
+    assert copy.headers["content-disposition"].endswith(f'{record["id"]}-ply3.png"')
+
+    assert alice.get(f"/api/matches/{match_id}/board.png?at=999").status_code == 422
+    missing = alice.get("/api/matches/nosuchmatch/board.png")
+    assert missing.status_code == 404 and "detail" in missing.json()
+    assert alice.get("/api/records/nosuchrecord/board.png").status_code == 404
+
+
+def test_a_timed_matchs_record_names_its_time_control(alice: TestClient, bob: TestClient) -> None:
+    control = {"kind": "realtime", "initial_seconds": 180, "increment_seconds": 2}
+    match_id = started(alice, bob, "bashni", time_control=control)
+    play(alice, match_id, "c3-d4")
+    text = alice.get(f"/api/matches/{match_id}/record").text
+    assert '[TimeControl "180+2"]' in text
+    body = bob.post("/api/records", content=text).json()
+    assert ["TimeControl", "180+2"] in body["tags"]
+    assert (
+        '[TimeControl "-"]' in alice.get(f"/api/matches/{finished_match(alice, bob, 'bobail')}/record").text
+    )
+
+
+def test_an_imported_aborted_game_says_so(alice: TestClient) -> None:
+    text = '[Variant "Morris"]\n[Result "*"]\n[Termination "aborted"]\n\n1. d1 *\n'
+    body = alice.post("/api/records", content=text).json()
+    assert body["status"] == "finished" and body["result"] == {"winner": None, "reason": "aborted"}
+    page = alice.get(f"/records/{body['id']}").text
+    assert "Aborted — aborted before both sides had moved" in page and "Draw" not in page
 
 
 def test_moves_of_any_position_for_the_analysis_board(alice: TestClient) -> None:
@@ -183,11 +238,30 @@ def test_the_match_page_links_and_the_pages_in_spanish(alice: TestClient, bob: T
     match_id = finished_match(alice, bob, "bobail")
     page = alice.get(f"/matches/{match_id}")
     assert f"/api/matches/{match_id}/record" in page.text and f"/matches/{match_id}/analysis" in page.text
+    assert f"/api/matches/{match_id}/board.png?at=" in page.text
+    assert f"/api/matches/{match_id}/board.svg?at=" in page.text
     alice.cookies.set("lang", "es")
     analysis = alice.get(f"/matches/{match_id}/analysis?at=1")
     assert analysis.status_code == 200 and "Tras la jugada 1 de 2" in analysis.text
     assert "Pedir a la computadora que revise esta partida" in analysis.text
+    assert f'href="/api/matches/{match_id}/board.png?at=1"' in analysis.text
+    assert "Este tablero como imagen (PNG)" in analysis.text
     refused = alice.post("/records/import", data={"text": "1. c3-d4 f6-zz", "game": "bashni"})
     assert refused.status_code == 422 and "línea 1: jugada 2, f6-zz" in refused.text
     bare = alice.post("/records/import", data={"text": "1. c3-d4", "game": "bashni"}, follow_redirects=False)
     assert bare.status_code == 303 and bare.headers["location"].startswith("/records/")
+
+
+def test_a_png_costs_like_a_create_and_the_same_picture_is_drawn_once() -> None:
+    from app import pictures
+    from app.security import classify
+
+    assert (
+        classify("GET", "/api/matches/x/board.png") == classify("GET", "/api/records/x/board.png") == "create"
+    )
+    assert classify("GET", "/api/matches/x/board.svg") is None
+    line = records.parse("1. c3-d4 f6-g5", "bashni")
+    svg = pictures.board_svg(pictures.view_at("bashni", line.positions, line.moves, 2), lambda s: s)
+    pictures.board_png.cache_clear()
+    first = pictures.board_png(svg)
+    assert pictures.board_png(svg) is first and pictures.board_png.cache_info().hits == 1

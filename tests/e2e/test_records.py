@@ -51,6 +51,14 @@ def test_export_import_step_and_play_from_ply_10(
     with alice.expect_download() as picture:
         alice.click("[data-download=svg]")
     assert picture.value.suggested_filename.endswith(".svg")
+    with alice.expect_download() as raster:
+        alice.click("[data-download=png]")
+    assert raster.value.suggested_filename == picture.value.suggested_filename.removesuffix(".svg") + ".png"
+    png = tmp_path / raster.value.suggested_filename
+    raster.value.save_as(png)
+    assert png.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    alice.locator(".record-links").scroll_into_view_if_needed()
+    alice.screenshot(path=str(shots / "match-record-links.png"))
 
     # Carol, in another browser, imports the file and steps through the game.
     carol.goto(server.url + "/records/import")
@@ -85,3 +93,49 @@ def test_export_import_step_and_play_from_ply_10(
     )
     expect(carol.locator(".banner.mine")).to_have_count(1, timeout=30000)  # Carol (White) to move at ply 10
     carol.screenshot(path=str(shots / "from-ply10.png"))
+
+
+def play_bashni_win(server: LiveServer, alice, bob) -> str:  # type: ignore[no-untyped-def]
+    created = alice.request.post(
+        server.url + "/api/matches", data={"game": "bashni", "name": "Alice", "side": "first"}
+    )
+    match_id = created.json()["id"]
+    assert bob.request.post(server.url + f"/api/matches/{match_id}/join", data={"name": "Bob"}).ok
+    for ply, move in enumerate(BASHNI_WIN):
+        player = alice if ply % 2 == 0 else bob
+        answer = player.request.post(
+            server.url + f"/api/matches/{match_id}/moves", data={"move": move, "ply": ply}
+        )
+        assert answer.ok, answer.text()
+    return match_id
+
+
+def test_the_review_shows_its_progress_in_the_first_viewport(
+    server: LiveServer, browser, shots: Path
+) -> None:
+    alice_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    bob_ctx = browser.new_context(viewport={"width": 1280, "height": 800})
+    alice, bob = alice_ctx.new_page(), bob_ctx.new_page()
+    match_id = play_bashni_win(server, alice, bob)
+    total = len(BASHNI_WIN) + 1
+
+    alice.goto(f"{server.url}/matches/{match_id}/analysis")
+    alice.click("[data-action=review]")
+    line = alice.locator("#review-panel .progress-line")
+    expect(line).to_be_visible()
+    bar = line.locator("progress")
+    assert bar.get_attribute("max") == str(total)
+    box = bar.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= 800  # seen without scrolling
+    # The panel polls: the count of reviewed positions grows while the page is left alone.
+    expect(line).to_contain_text(re.compile(rf"Reviewing: [1-9]\d* of {total} positions"), timeout=60_000)
+    first = int(bar.get_attribute("value") or 0)
+    alice.screenshot(path=str(shots / "review-running.png"))
+    alice.wait_for_function(
+        "first => { const p = document.querySelector('#review-panel');"
+        " const b = p && p.querySelector('progress');"
+        " return p && (p.dataset.status === 'done' || (b && Number(b.value) > first)); }",
+        arg=first,
+        timeout=60_000,
+    )
+    assert alice.evaluate("document.documentElement.scrollWidth") <= 1280

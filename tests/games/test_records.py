@@ -251,3 +251,55 @@ def test_a_huge_file_and_non_utf8() -> None:
 def test_a_bad_position_tag_names_the_field() -> None:
     error = refusal('[Variant "Morris"]\n[Position "w ..... 9 9 0"]\n\n*\n')
     assert error.line == 2 and error.code == "bad-position"
+
+
+# ------------------------------------------------- the site's own endings, time controls
+
+
+#: How the site ends a game before its rules do: (reason, winner index or None, Result).
+SITE_ENDINGS = [
+    ("timeout", 0, "1-0"),
+    ("timeout", 1, "0-1"),
+    ("abandonment", 1, "0-1"),
+    ("abandonment", None, "1/2-1/2"),
+    ("abandoned", 0, "1-0"),
+    ("agreement", None, "1/2-1/2"),
+    ("aborted", None, "*"),
+    ("expired", None, "*"),
+]
+
+
+@pytest.mark.parametrize(("reason", "winner", "token"), SITE_ENDINGS)
+def test_the_sites_endings_round_trip_with_their_result(reason: str, winner: int | None, token: str) -> None:
+    game = games.get("morris")
+    moves = () if reason == "expired" else ("d1",) if reason == "aborted" else ("d1", "d2", "d3")
+    side = None if winner is None else game.sides[winner]
+    record = GameRecord("morris", records.standard_start(game), moves, side, reason)
+    text = records.write(record)
+    assert f'[Result "{token}"]' in text and f'[Termination "{reason}"]' in text
+    assert text.rstrip().endswith(token)
+    back = assert_round_trip(record)
+    assert back.finished
+
+
+def test_a_termination_must_fit_the_result() -> None:
+    head = '[Variant "Morris"]\n[Result "%s"]\n[Termination "%s"]\n\n1. d1 d2 %s\n'
+    no_result = refusal(head % ("1-0", "aborted", "1-0"))
+    assert (no_result.line, no_result.code) == (3, "bad-tag") and "*" in str(no_result)
+    drawn = refusal(head % ("1/2-1/2", "timeout", "1/2-1/2"))
+    assert drawn.code == "bad-tag" and "agreement, abandonment" in str(drawn) and "timeout" in str(drawn)
+    won = refusal(head % ("0-1", "agreement", "0-1"))
+    assert won.code == "bad-tag" and "resignation, timeout" in str(won)
+    unfinished = refusal(head % ("*", "timeout", "*"))
+    assert unfinished.code == "bad-tag" and "unfinished" in str(unfinished)
+    assert refusal(head % ("1-0", "flag", "1-0")).code == "bad-tag"
+
+
+@pytest.mark.parametrize(
+    "value", ["300+3", "60+0", "1/259200", "-", "?", "40/9000:300", "*180", "anything at all", ""]
+)
+def test_any_time_control_tag_is_kept_as_written(value: str) -> None:
+    text = f'[Variant "Bashni"]\n[TimeControl "{value}"]\n[Result "*"]\n\n1. c3-d4 *\n'
+    record = records.parse(text)
+    assert record.tag("TimeControl", "absent") == value
+    assert f'[TimeControl "{value}"]' in records.write(record)
