@@ -115,3 +115,13 @@ def test_the_rules_explain_time_controls(alice: TestClient, lang: str, words: st
     for game in ("bashni", "morris", "bobail", "bilsang"):
         page = alice.get(f"/rules/{game}", headers={**HTML, "accept-language": lang}).text
         assert words in page and 'id="time-controls"' in page
+
+
+def test_my_games_says_an_aborted_match_was_aborted_not_drawn(alice: TestClient, bob: TestClient) -> None:
+    match_id = create(alice, time_control={"kind": "realtime", "initial_seconds": 60, "increment_seconds": 0})
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
+    assert bob.post(f"/api/matches/{match_id}/abort").status_code == 200
+    row = alice.get("/games", headers=HTML).text.split(f'data-match="{match_id}"')[1].split("</li>")[0]
+    assert "Aborted" in row and "Draw" not in row
+    spanish = alice.get("/games", headers={**HTML, "accept-language": "es"}).text
+    assert "Anulada" in spanish.split(f'data-match="{match_id}"')[1].split("</li>")[0]
