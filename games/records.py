@@ -80,6 +80,11 @@ DRAWN_ENDINGS = ("agreement", "abandonment")
 NO_RESULT_ENDINGS = ("aborted", "expired")
 SITE_REASONS = tuple(dict.fromkeys(DECISIVE_ENDINGS + DRAWN_ENDINGS + NO_RESULT_ENDINGS))
 
+#: The PGN standard's own Termination values that name one of ours (or none: "normal" and
+#: "unterminated" say only what the Result and the moves already say), so records from
+#: other sites import; the others ("adjudication", "rules infraction"…) have no equivalent.
+PGN_TERMINATIONS: dict[str, str | None] = {"normal": None, "unterminated": None, "time forfeit": "timeout"}
+
 #: Tags the writer derives from the game itself; values kept in ``tags`` are ignored.
 DERIVED_TAGS = ("Result", "GameType", "Variant", "Termination", "Position")
 DESCRIPTIVE_ORDER = ("Event", "Site", "Date", "White", "Black")
@@ -419,11 +424,15 @@ def parse(text: str, game_name: str | None = None) -> GameRecord:
     termination = None
     if "Termination" in tag_value:
         value, line = tag_value["Termination"]
-        if value not in ENGINE_REASONS + SITE_REASONS:
+        if value.lower() in PGN_TERMINATIONS:
+            mapped = PGN_TERMINATIONS[value.lower()]
+            termination = None if mapped is None else (mapped, line)
+        elif value not in ENGINE_REASONS + SITE_REASONS:
             raise RecordError(
                 line, "bad-tag", "the Termination tag names no known ending: %(text)s", text=value[:40]
             )
-        termination = (value, line)
+        else:
+            termination = (value, line)
 
     segments, result = _segments(_tokens(lines, body_start))
     numbered = any(s.number is not None for s in segments)

@@ -296,6 +296,17 @@ def test_a_termination_must_fit_the_result() -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "result", "reason"),
+    [("time forfeit", "0-1", "timeout"), ("normal", "1-0", "resignation"), ("unterminated", "*", None)],
+)
+def test_the_pgn_standards_own_terminations_import(value: str, result: str, reason: str | None) -> None:
+    record = records.parse(
+        f'[Variant "Morris"]\n[Result "{result}"]\n[Termination "{value}"]\n\n1. d1 d2 {result}\n'
+    )
+    assert record.reason == reason
+
+
+@pytest.mark.parametrize(
     "value", ["300+3", "60+0", "1/259200", "-", "?", "40/9000:300", "*180", "anything at all", ""]
 )
 def test_any_time_control_tag_is_kept_as_written(value: str) -> None:
