@@ -25,14 +25,9 @@ from app.pg_events import PgBroker, listening
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
 from app.security import (
-    BodyLimit,
+    Hardening,
     Limiter,
-    RateLimit,
-    SameOrigin,
     Scope,
-    SecurityHeaders,
-    ServerErrors,
-    StreamLimit,
     TooManyRequests,
     bound_logs,
     raise_descriptor_limit,
@@ -133,16 +128,15 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(records.api_router)
     app.include_router(record_pages.router)
     _install_error_handlers(app)
-    # Outermost last: headers on everything (500s included: ServerErrors is inside),
-    # then the cheap refusals before any work.
-    app.add_middleware(ServerErrors, render=_render_server_error)
-    app.add_middleware(StreamLimit, per_client=settings.streams_per_client)
+    # Headers on everything (500s included), the cheap refusals before any work.
     app.state.limiter = Limiter() if settings.rate_limits else None
-    if app.state.limiter is not None:
-        app.add_middleware(RateLimit, limiter=app.state.limiter)
-    app.add_middleware(BodyLimit)
-    app.add_middleware(SameOrigin)
-    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
+    app.add_middleware(
+        Hardening,
+        render=_render_server_error,
+        hsts=settings.secure_cookies,
+        limiter=app.state.limiter,
+        streams_per_client=settings.streams_per_client,
+    )
     return app
 
 
