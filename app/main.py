@@ -105,6 +105,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         clock=clock or now,
     )
     matches.wake_computer = computer.wake
+    matches.publish_untimed = broker.publish  # an untimed move sets no deadline to sweep for
+    events.shared(app)  # made now: the move threads fill it
+    matches.on_played = lambda match_id, played: events.remember_move(app, match_id, played)
     app.state.matches = matches
     app.state.computer = computer
     app.state.deadlines = deadlines
