@@ -79,6 +79,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         # Our own /docs and /redoc (routes/api_docs.py) serve the viewers from this site.
         docs_url=None,
         redoc_url=None,
+        # No OpenTelemetry provider is configured: FastAPI would ask the global ones
+        # whether to trace on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     engine = make_engine(settings.database_url)
     sessions = make_sessionmaker(engine)
@@ -121,10 +124,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    # The JSON API first: a request is matched against the routes in order, and its
+    # paths (all under /api/) are the hot ones; no page's path starts with /api/.
+    app.include_router(api.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(typed.router)
-    app.include_router(api.router)
     app.include_router(events.router)
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
