@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
+from starlette.concurrency import run_in_threadpool
+
+T = TypeVar("T")
 
 #: A pooled PostgreSQL connection that sat unused this long is checked with a ping before
 #: it is handed out (see ``_ping_if_idle``).
@@ -98,6 +104,31 @@ def _sqlite_begin_immediate(connection: Any) -> None:
         connection.exec_driver_sql("BEGIN")
     else:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class MoveLane:
+    """Where the request handlers run move transactions.
+
+    SQLite has one writer at a time: the moves queue here for one thread and run in
+    order, instead of a thread each waiting in SQLite's busy handler, which polls the
+    lock with growing sleeps (the lock then sits free while they sleep, and every
+    waiting thread competes for the interpreter). PostgreSQL locks rows, so moves on
+    different matches run side by side in the request thread pool.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        sqlite = engine.dialect.name == "sqlite"
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sqlite-moves") if sqlite else None
+
+    async def run(self, function: Callable[..., T], *args: Any) -> T:
+        if self._pool is None:
+            return await run_in_threadpool(function, *args)
+        call = functools.partial(function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

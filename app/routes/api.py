@@ -136,8 +136,8 @@ async def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
     "/matches/{match_id}/moves", responses=WRITES, response_model=MatchPublic, operation_id="play_move"
 )
 async def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
-    move = service(request).move
-    played = await run_in_threadpool(move, match_id, viewer_hash(request), body.move, body.ply)
+    lane = request.app.state.move_lane
+    played = await lane.run(service(request).move, match_id, viewer_hash(request), body.move, body.ply)
     return played.state
 
 
