@@ -14,7 +14,6 @@ from sqlalchemy import Dialect, Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
-from starlette.concurrency import run_in_threadpool
 
 T = TypeVar("T")
 
@@ -106,29 +105,40 @@ def _sqlite_begin_immediate(connection: Any) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-class MoveLane:
-    """Where the request handlers run move transactions.
+class Lanes:
+    """The worker threads the hot JSON endpoints hand their one database call to.
 
-    SQLite has one writer at a time: the moves queue here for one thread and run in
-    order, instead of a thread each waiting in SQLite's busy handler, which polls the
-    lock with growing sleeps (the lock then sits free while they sleep, and every
-    waiting thread competes for the interpreter). PostgreSQL locks rows, so moves on
-    different matches run side by side in the request thread pool.
+    Plain executors: a hand-over through one costs a fraction of Starlette's
+    ``run_in_threadpool`` (anyio's capacity limiter, cancel scope and context copy; about
+    4x the CPU per call measured on this machine under concurrency). Bounded, so the
+    event loop never waits: a call waits for a free thread instead.
+
+    Moves on SQLite, which has one writer at a time, queue for a single thread and run in
+    order, instead of a thread each waiting in SQLite's busy handler (it polls the lock
+    with growing sleeps, so the lock sits free while they sleep, and every waiting
+    thread competes for the interpreter). PostgreSQL locks rows: moves on different
+    matches run side by side, as many as the pool has connections.
     """
 
-    def __init__(self, engine: Engine) -> None:
-        sqlite = engine.dialect.name == "sqlite"
-        self._pool = ThreadPoolExecutor(1, thread_name_prefix="sqlite-moves") if sqlite else None
+    def __init__(self, engine: Engine, readers: int = 8) -> None:
+        # PostgreSQL: the pool's 10 connections and 10 overflow (make_engine).
+        writers = 1 if engine.dialect.name == "sqlite" else 20
+        self._reads = ThreadPoolExecutor(readers, thread_name_prefix="db-reads")
+        self._moves = ThreadPoolExecutor(writers, thread_name_prefix="db-moves")
 
-    async def run(self, function: Callable[..., T], *args: Any) -> T:
-        if self._pool is None:
-            return await run_in_threadpool(function, *args)
-        call = functools.partial(function, *args)
-        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
+    async def read(self, function: Callable[..., T], *args: Any) -> T:
+        return await _in(self._reads, function, args)
+
+    async def move(self, function: Callable[..., T], *args: Any) -> T:
+        return await _in(self._moves, function, args)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
+        self._reads.shutdown(wait=True)
+        self._moves.shutdown(wait=True)
+
+
+async def _in(executor: ThreadPoolExecutor, function: Callable[..., T], args: tuple[Any, ...]) -> T:
+    return await asyncio.get_running_loop().run_in_executor(executor, functools.partial(function, *args))
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

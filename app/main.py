@@ -18,7 +18,7 @@ from starlette.routing import Match
 import games
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
-from app.db import MoveLane, make_engine, make_sessionmaker, unavailable
+from app.db import Lanes, make_engine, make_sessionmaker, unavailable
 from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
                 await app.state.review_worker.stop()
                 await app.state.deadlines.stop()
                 await app.state.computer.stop()
-        app.state.move_lane.close()
+        app.state.lanes.close()
         app.state.engine.dispose()
 
     app = FastAPI(
@@ -91,7 +91,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = sessions
-    app.state.move_lane = MoveLane(engine)
+    app.state.lanes = Lanes(engine)
     app.state.broker = broker
     deadlines: DeadlineWorker | None = None
 

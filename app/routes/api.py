@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from starlette.concurrency import run_in_threadpool
 
 from app.models import Match
 from app.schemas import (
@@ -126,18 +125,18 @@ def get_match(match_id: str, request: Request) -> dict[str, Any]:
     "/matches/{match_id}/legal", responses=READS, response_model=LegalMoves, operation_id="legal_moves"
 )
 async def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
-    # The hot paths are coroutines holding their one blocking call in a worker thread:
-    # a plain ``def`` would cross to a thread twice, once for the endpoint and once more
-    # for FastAPI's response validation, which is cheap here on the event loop.
-    return await run_in_threadpool(service(request).legal, match_id)
+    # The hot paths are coroutines handing their one blocking call to a worker thread
+    # (app.db.Lanes): a plain ``def`` would cross to a thread twice, once for the endpoint
+    # and once more for FastAPI's response validation, which is cheap on the event loop.
+    return await request.app.state.lanes.read(service(request).legal, match_id)
 
 
 @router.post(
     "/matches/{match_id}/moves", responses=WRITES, response_model=MatchPublic, operation_id="play_move"
 )
 async def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
-    lane = request.app.state.move_lane
-    played = await lane.run(service(request).move, match_id, viewer_hash(request), body.move, body.ply)
+    lanes = request.app.state.lanes
+    played = await lanes.move(service(request).move, match_id, viewer_hash(request), body.move, body.ply)
     return played.state
 
 
