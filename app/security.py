@@ -399,7 +399,11 @@ def foreign(host: bytes | None, origin: bytes | None, referer: bytes | None) -> 
     if source is None or host is None:
         return False
     text = source.decode("latin-1")
-    return text == "null" or urlsplit(text).netloc.lower() != host.decode("latin-1").lower()
+    try:
+        netloc = urlsplit(text).netloc
+    except ValueError:  # not even a URL (an unclosed IPv6 bracket): not this site
+        return True
+    return text == "null" or netloc.lower() != host.decode("latin-1").lower()
 
 
 def _replaying(body: bytes, receive: Receive) -> Receive:
