@@ -63,6 +63,18 @@ class Shared(Generic[T]):
                 local = entry.local[loop] = asyncio.wrap_future(future)
         return await asyncio.shield(local)
 
+    def put(self, key: Hashable, value: T) -> None:
+        """Keep ``value`` as the result for ``key`` without computing it (a change knows
+        the state it has just made); a result already there or under way is kept."""
+        known: concurrent.futures.Future[T] = concurrent.futures.Future()
+        known.set_result(value)
+        with self._lock:
+            if key in self._results:
+                return
+            self._results[key] = _Entry(known)
+            while len(self._results) > self.size:
+                self._results.popitem(last=False)
+
     def _forget_failure(self, key: Hashable, done: concurrent.futures.Future[T]) -> None:
         # Nobody keeps a failure (a match not found, a database hiccup): ask again next time.
         if done.exception() is not None:

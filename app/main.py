@@ -18,21 +18,16 @@ from starlette.routing import Match
 import games
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
-from app.db import make_engine, make_sessionmaker, unavailable
+from app.db import Lanes, make_engine, make_sessionmaker, unavailable
 from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
 from app.security import (
-    BodyLimit,
+    Hardening,
     Limiter,
-    RateLimit,
-    SameOrigin,
     Scope,
-    SecurityHeaders,
-    ServerErrors,
-    StreamLimit,
     TooManyRequests,
     bound_logs,
     raise_descriptor_limit,
@@ -74,6 +69,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
                 await app.state.review_worker.stop()
                 await app.state.deadlines.stop()
                 await app.state.computer.stop()
+        app.state.lanes.close()
         app.state.engine.dispose()
 
     app = FastAPI(
@@ -84,6 +80,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         # Our own /docs and /redoc (routes/api_docs.py) serve the viewers from this site.
         docs_url=None,
         redoc_url=None,
+        # No OpenTelemetry provider is configured: FastAPI would ask the global ones
+        # whether to trace on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     engine = make_engine(settings.database_url)
     sessions = make_sessionmaker(engine)
@@ -92,6 +91,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = sessions
+    app.state.lanes = Lanes(engine)
     app.state.broker = broker
     deadlines: DeadlineWorker | None = None
 
@@ -110,6 +110,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         clock=clock or now,
     )
     matches.wake_computer = computer.wake
+    matches.publish_untimed = broker.publish  # an untimed move sets no deadline to sweep for
+    events.shared(app)  # made now: the move threads fill it
+    matches.on_played = lambda match_id, played: events.remember_move(app, match_id, played)
     app.state.matches = matches
     app.state.computer = computer
     app.state.deadlines = deadlines
@@ -123,26 +126,27 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    # The JSON API first: a request is matched against the routes in order, and its
+    # paths (all under /api/) are the hot ones; no page's path starts with /api/.
+    app.include_router(api.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(typed.router)
-    app.include_router(api.router)
     app.include_router(events.router)
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
     app.include_router(records.api_router)
     app.include_router(record_pages.router)
     _install_error_handlers(app)
-    # Outermost last: headers on everything (500s included: ServerErrors is inside),
-    # then the cheap refusals before any work.
-    app.add_middleware(ServerErrors, render=_render_server_error)
-    app.add_middleware(StreamLimit, per_client=settings.streams_per_client)
+    # Headers on everything (500s included), the cheap refusals before any work.
     app.state.limiter = Limiter() if settings.rate_limits else None
-    if app.state.limiter is not None:
-        app.add_middleware(RateLimit, limiter=app.state.limiter)
-    app.add_middleware(BodyLimit)
-    app.add_middleware(SameOrigin)
-    app.add_middleware(SecurityHeaders, hsts=settings.secure_cookies)
+    app.add_middleware(
+        Hardening,
+        render=_render_server_error,
+        hsts=settings.secure_cookies,
+        limiter=app.state.limiter,
+        streams_per_client=settings.streams_per_client,
+    )
     return app
 
 

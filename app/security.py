@@ -1,8 +1,8 @@
 """Defences every response and request passes through: headers, origin check, body size,
 and per-client rate limits.
 
-Pure ASGI middleware (no BaseHTTPMiddleware), so event streams pass through
-unbuffered and untouched.
+One pure-ASGI middleware, ``Hardening`` (no BaseHTTPMiddleware), so event streams pass
+through unbuffered and untouched.
 """
 
 from __future__ import annotations
@@ -68,102 +68,6 @@ async def _refuse(send: Send, status: int, detail: str, headers: list[tuple[byte
         }
     )
     await send({"type": "http.response.body", "body": body})
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return value.decode("latin-1")
-    return None
-
-
-class SecurityHeaders:
-    def __init__(self, app: ASGIApp, hsts: bool = False) -> None:
-        self.app = app
-        self.headers = SECURITY_HEADERS + ([HSTS] if hsts else [])
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                present = {k.lower() for k, _v in message.get("headers", ())}
-                message["headers"] = list(message.get("headers", ())) + [
-                    (k, v) for k, v in self.headers if k not in present
-                ]
-            await send(message)
-
-        await self.app(scope, receive, with_headers)
-
-
-class SameOrigin:
-    """Refuse state-changing requests that a browser sent from another site.
-
-    Browsers send Origin (or at least Referer) on cross-site POSTs; programs using
-    the JSON API send neither and are let through. With SameSite=Lax cookies this
-    stops cross-site request forgery of every form and API call.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] in UNSAFE_METHODS:
-            host = _header(scope, b"host")
-            source = _header(scope, b"origin") or _header(scope, b"referer")
-            foreign = source == "null" or urlsplit(source or "").netloc.lower() != (host or "").lower()
-            if source is not None and host is not None and foreign:
-                await _refuse(send, 403, "cross-site requests are not accepted")
-                return
-        await self.app(scope, receive, send)
-
-
-class BodyLimit:
-    """Refuse request bodies over ``limit`` bytes (413) before anything reads them.
-
-    The body is read here in full (at most ``limit`` bytes are held) and handed on,
-    so a chunked body without Content-Length is refused with 413 too, not left to
-    fail inside the body parser.
-    """
-
-    def __init__(self, app: ASGIApp, limit: int = 64 * 1024) -> None:
-        self.app = app
-        self.limit = limit
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in UNSAFE_METHODS:
-            await self.app(scope, receive, send)
-            return
-        declared = _header(scope, b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            await _refuse(send, 413, f"the request body is over {self.limit} bytes")
-            return
-        chunks: list[bytes] = []
-        seen = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                return  # the client went away before the body was complete
-            chunk = message.get("body", b"")
-            seen += len(chunk)
-            if seen > self.limit:
-                await _refuse(send, 413, f"the request body is over {self.limit} bytes")
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
 
 
 @dataclass
@@ -308,25 +212,6 @@ class Limiter:
             raise TooManyRequests(max(1, math.ceil(wait)))
 
 
-class RateLimit:
-    """429 with Retry-After when a client (its address) goes over its limit."""
-
-    def __init__(self, app: ASGIApp, limiter: Limiter | None = None) -> None:
-        self.app = app
-        self.limiter = limiter or Limiter()
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            kind = classify(scope["method"], scope["path"])
-            if kind is not None:
-                wait = self.limiter.wait(kind, request_client_key(scope))
-                if wait > 0:
-                    retry = str(max(1, math.ceil(wait))).encode()
-                    await _refuse(send, 429, "too many requests; please slow down", [(b"retry-after", retry)])
-                    return
-        await self.app(scope, receive, send)
-
-
 EVENTS_PATH = re.compile(r"^/matches/[^/]+/events$")
 
 
@@ -351,71 +236,190 @@ def raise_descriptor_limit() -> int:
     return soft
 
 
-class StreamLimit:
-    """At most ``per_client`` open event streams per client and ``total`` in all (429).
+class StreamCount:
+    """At most ``per_client`` open event streams per client and ``total`` in all.
 
     The total is kept well inside the process's descriptor limit, so streams can never
     take the descriptors the database and new requests need.
     """
 
-    def __init__(self, app: ASGIApp, per_client: int = 32, total: int | None = None) -> None:
-        self.app = app
+    def __init__(self, per_client: int = 32, total: int | None = None) -> None:
         self.per_client = per_client
         self.total = total if total is not None else max(16, descriptor_limit() // 2 - 64)
-        self.open: dict[str, int] = {}
+        self.by_client: dict[str, int] = {}
         self.count = 0
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET" or not EVENTS_PATH.match(scope["path"]):
-            await self.app(scope, receive, send)
-            return
-        key = request_client_key(scope)
-        # No await between the check and the count: the event loop runs one at a time.
-        if self.open.get(key, 0) >= self.per_client or self.count >= self.total:
-            await _refuse(
-                send, 429, "too many open event streams; close some pages", [(b"retry-after", b"10")]
-            )
-            return
-        self.open[key] = self.open.get(key, 0) + 1
+    def open(self, key: str) -> bool:
+        """Count one more stream of ``key``; False (nothing counted) when over a cap."""
+        if self.by_client.get(key, 0) >= self.per_client or self.count >= self.total:
+            return False
+        self.by_client[key] = self.by_client.get(key, 0) + 1
         self.count += 1
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.count -= 1
-            left = self.open[key] - 1
-            if left:
-                self.open[key] = left
-            else:
-                del self.open[key]
+        return True
+
+    def close(self, key: str) -> None:
+        self.count -= 1
+        left = self.by_client[key] - 1
+        if left:
+            self.by_client[key] = left
+        else:
+            del self.by_client[key]
 
 
-class ServerErrors:
-    """Turn an exception no handler took into a readable answer *inside* the other
-    middleware, so a 500 carries the security headers like any response."""
+class Hardening:
+    """Every per-request defence in one pure-ASGI layer, applied in this order: the
+    security headers on every answer (refusals and 500s too), the same-origin check, the
+    body limit, the rate limits (when ``limiter`` is given), the cap on open event
+    streams, and a readable answer for an exception no handler took.
 
-    def __init__(self, app: ASGIApp, render: Callable[[Scope, Exception], Awaitable[ASGIApp]]) -> None:
+    One layer rather than one per defence: every layer is a coroutine frame each request
+    resumes through at every await, and a send wrapper each response message passes.
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        render: Callable[[Scope, Exception], Awaitable[ASGIApp]],
+        hsts: bool = False,
+        body_limit: int = 64 * 1024,
+        limiter: Limiter | None = None,
+        streams_per_client: int = 32,
+        streams_total: int | None = None,
+    ) -> None:
         self.app = app
         self.render = render
+        self.headers = SECURITY_HEADERS + ([HSTS] if hsts else [])
+        self.header_names = frozenset(name for name, _value in self.headers)
+        self.body_limit = body_limit
+        self.too_large = f"the request body is over {body_limit} bytes"
+        self.limiter = limiter
+        self.streams = StreamCount(streams_per_client, streams_total)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started = False
+        own, names = self.headers, self.header_names
 
-        async def watch(message: Message) -> None:
+        async def respond(message: Message) -> None:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
+                given = message.get("headers", ())
+                present = {key.lower() for key, _value in given}
+                if not names <= present:
+                    message["headers"] = [*given, *((k, v) for k, v in own if k not in present)]
             await send(message)
 
+        method = scope["method"]
+        if method in UNSAFE_METHODS:
+            host = origin = referer = length = None
+            for key, value in scope.get("headers", ()):
+                # The first of each, as a lookup by name finds it.
+                if key == b"host":
+                    host = host if host is not None else value
+                elif key == b"origin":
+                    origin = origin if origin is not None else value
+                elif key == b"referer":
+                    referer = referer if referer is not None else value
+                elif key == b"content-length":
+                    length = length if length is not None else value
+            if foreign(host, origin, referer):
+                await _refuse(respond, 403, "cross-site requests are not accepted")
+                return
+            if length is not None and length.isdigit() and int(length) > self.body_limit:
+                await _refuse(respond, 413, self.too_large)
+                return
+            try:
+                body = await self._read_body(receive)
+            except _BodyTooLarge:
+                await _refuse(respond, 413, self.too_large)
+                return
+            if body is None:
+                return  # the client went away before the body was complete
+            receive = _replaying(body, receive)
+        if self.limiter is not None:
+            kind = classify(method, scope["path"])
+            if kind is not None:
+                wait = self.limiter.wait(kind, request_client_key(scope))
+                if wait > 0:
+                    retry = [(b"retry-after", str(max(1, math.ceil(wait))).encode())]
+                    await _refuse(respond, 429, "too many requests; please slow down", retry)
+                    return
+        stream_key = None
+        if method == "GET" and EVENTS_PATH.match(scope["path"]):
+            stream_key = request_client_key(scope)
+            # No await between the check and the count: the event loop runs one at a time.
+            if not self.streams.open(stream_key):
+                await _refuse(
+                    respond, 429, "too many open event streams; close some pages", [(b"retry-after", b"10")]
+                )
+                return
         try:
-            await self.app(scope, receive, watch)
+            await self.app(scope, receive, respond)
         except Exception as exc:
             if not started:
                 response = await self.render(scope, exc)
-                await response(scope, receive, send)
+                await response(scope, receive, respond)
             raise  # the server logs it (and a test client shows it)
+        finally:
+            if stream_key is not None:
+                self.streams.close(stream_key)
+
+    async def _read_body(self, receive: Receive) -> bytes | None:
+        """The whole body, read here (at most the limit is held) so that a chunked body
+        without Content-Length is refused with 413 too, not left to fail in the parser.
+        ``None`` when the client went away first."""
+        chunks: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.body_limit:
+                raise _BodyTooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def foreign(host: bytes | None, origin: bytes | None, referer: bytes | None) -> bool:
+    """Whether a state-changing request was sent by a browser from another site.
+
+    Browsers send Origin (or at least Referer) on cross-site POSTs; programs using the
+    JSON API send neither and are let through. With SameSite=Lax cookies this stops
+    cross-site request forgery of every form and API call.
+    """
+    source = origin or referer  # an empty Origin counts as none
+    if source is None or host is None:
+        return False
+    text = source.decode("latin-1")
+    try:
+        netloc = urlsplit(text).netloc
+    except ValueError:  # not even a URL (an unclosed IPv6 bracket): not this site
+        return True
+    return text == "null" or netloc.lower() != host.decode("latin-1").lower()
+
+
+def _replaying(body: bytes, receive: Receive) -> Receive:
+    """``receive`` for the app after the body was read: the body once, then the client."""
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 class RepeatFilter(logging.Filter):

@@ -124,15 +124,20 @@ def get_match(match_id: str, request: Request) -> dict[str, Any]:
 @router.get(
     "/matches/{match_id}/legal", responses=READS, response_model=LegalMoves, operation_id="legal_moves"
 )
-def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
-    return service(request).legal(match_id)
+async def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
+    # The hot paths are coroutines handing their one blocking call to a worker thread
+    # (app.db.Lanes): a plain ``def`` would cross to a thread twice, once for the endpoint
+    # and once more for FastAPI's response validation, which is cheap on the event loop.
+    return await request.app.state.lanes.read(service(request).legal, match_id)
 
 
 @router.post(
     "/matches/{match_id}/moves", responses=WRITES, response_model=MatchPublic, operation_id="play_move"
 )
-def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
-    return service(request).move(match_id, viewer_hash(request), body.move, body.ply).state
+async def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
+    lanes = request.app.state.lanes
+    played = await lanes.move(service(request).move, match_id, viewer_hash(request), body.move, body.ply)
+    return played.state
 
 
 @router.post(

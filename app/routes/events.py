@@ -16,7 +16,7 @@ from starlette.concurrency import run_in_threadpool
 
 from app.fanout import Shared, sse_message
 from app.schemas import refusals
-from app.services.matches import MatchService
+from app.services.matches import MatchService, Played
 from app.web import language, templates, viewer_hash
 
 router = APIRouter(tags=["events"])
@@ -38,6 +38,14 @@ def shared(app: FastAPI) -> Shared[object]:
     if found is None:
         found = app.state.shared_events = Shared(size=512)
     return found
+
+
+def remember_move(app: FastAPI, match_id: str, played: Played) -> None:
+    """The ``changed`` event of a move's version, from the state the move committed:
+    the streams of this process then send it without reading the match back.
+    Called from the move's worker thread, before the move is published."""
+    state = played.state
+    shared(app).put(("state", match_id, played.version), (played.version, state["ply"], state["status"]))
 
 
 def spectator_view(request: Request, match_id: str, lang: str) -> bytes:

@@ -302,6 +302,8 @@ class Played:
     state: dict[str, Any]
     version: int
     computer_to_move: bool
+    #: Whether the match has a time control (only then can a move change a deadline).
+    timed: bool
 
 
 def with_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
@@ -476,6 +478,12 @@ class MatchService:
         self.clock = clock
         #: Pokes this process's computer worker after a change that gives it the move.
         self.wake_computer = wake_computer
+        #: Publishes a move of an untimed match, which cannot bring a deadline closer:
+        #: the app sets one that does not wake the deadline worker.
+        self.publish_untimed = publish
+        #: Told of every accepted move after its commit and before it is published, so
+        #: that the event streams learn the new state without reading it back.
+        self.on_played: Callable[[str, Played], None] = lambda _match_id, _played: None
         self.finish_hooks: list[FinishHook] = []
         engine = sessions.kw.get("bind")
         assert isinstance(engine, Engine), "the sessionmaker must be bound to an engine"
@@ -722,7 +730,7 @@ class MatchService:
             if seat is None:
                 raise Forbidden(N_("you have no seat in this match"))
             played = self._play(conn, locked, seat, text, ply)
-        self._after(match_id, played.version, played.computer_to_move)
+        self._played(match_id, played)
         return played
 
     def computer_move(self, match_id: str, text: str, ply: int) -> Played:
@@ -736,7 +744,7 @@ class MatchService:
             if seat is None:
                 raise Conflict(N_("it is not the computer's turn"))
             played = self._play(conn, locked, seat, text, ply)
-        self._after(match_id, played.version, played.computer_to_move)
+        self._played(match_id, played)
         return played
 
     def _lock_row(self, conn: Connection, match_id: str) -> Locked:
@@ -834,6 +842,7 @@ class MatchService:
             state=answer(values, to_move, locked.seats, moment),
             version=changes["version"],
             computer_to_move=changes["ai_turn_at"] is not None,
+            timed=row.time_control is not None,
         )
 
     def _repeats(self, conn: Connection, row: Row[Any], game: Game, code: str) -> int:  # type: ignore[type-arg]
@@ -845,6 +854,13 @@ class MatchService:
         start = game.repetition_code(game.parse_position(row.initial_position)) == code
         earlier = conn.execute(COUNT_REPEATS, {"match_id": row.id, "code": code}).scalar_one()
         return int(start) + earlier + 1
+
+    def _played(self, match_id: str, played: Played) -> None:
+        """After a move's commit: the streams' cache, then every subscriber and the computer."""
+        self.on_played(match_id, played)
+        if not played.timed:
+            self.publish_untimed(match_id, played.version)
+        self._after(match_id, played.version, played.computer_to_move, publish=played.timed)
 
     def _after(self, match_id: str, version: int, computer_to_move: bool, publish: bool = True) -> None:
         """After a commit: tell every subscriber, and the computer if it is to move."""

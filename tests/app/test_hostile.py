@@ -90,6 +90,9 @@ def hostile_cases(match_id: str) -> list[tuple[str, str, str, dict, object, int,
             403,
             "cross-site",
         ),
+        # Not even a URL (urlsplit refuses an unclosed IPv6 bracket): not this site either.
+        ("bob", "post", moves, {**JSON, "origin": "http://["}, b'{"move": "a1", "ply": 1}', 403, "cross"),
+        ("bob", "post", moves, {**JSON, "referer": "http://[::1"}, b'{"move": "a1", "ply": 1}', 403, "cross"),
     ]
 
 

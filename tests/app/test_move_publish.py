@@ -1,0 +1,92 @@
+"""What a move does after its commit: its ``changed`` event is known without a read, and
+only a move that can change a deadline wakes the deadline worker."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.config import Settings
+from app.main import create_app
+from app.manage import migrate
+from app.services.matches import MatchService
+from tests.app.conftest import database_url
+from tests.app.helpers import started
+from tests.app.test_deadlines import started_timed
+from tests.app.test_fanout import stream_events
+from tests.live import free_port
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, FastAPI]]:
+    url = database_url(tmp_path)
+    migrate(url)
+    application = create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
+    config = uvicorn.Config(application, host="127.0.0.1", port=free_port(), log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{server.config.port}", application
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def test_a_move_s_event_is_sent_from_what_the_move_committed(
+    served: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base, _application = served
+    reads: list[str] = []
+    real = MatchService.version_of
+
+    def counted(self: MatchService, match_id: str) -> tuple[int, int, str]:
+        reads.append(match_id)
+        return real(self, match_id)
+
+    monkeypatch.setattr(MatchService, "version_of", counted)
+    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
+    match_id = created.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
+    found: list[tuple[str, int, str]] = []
+    watcher = threading.Thread(
+        target=stream_events, args=(f"{base}/matches/{match_id}/events", httpx.Client(), found, 3)
+    )
+    watcher.start()
+    deadline = time.monotonic() + 10
+    while not found and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert found, "the stream did not catch up"
+    assert reads == [match_id]  # the catch-up on connecting reads the match
+    first = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0}).json()
+    second = bob.post(f"/api/matches/{match_id}/moves", json={"move": "a1", "ply": 1}).json()
+    watcher.join(timeout=15)
+    changed = [(ident, data) for event, ident, data in found if event == "changed"]
+    assert changed[1:] == [
+        (first["version"], f'{{"version": {first["version"]}, "ply": 1, "status": "playing"}}'),
+        (second["version"], f'{{"version": {second["version"]}, "ply": 2, "status": "playing"}}'),
+    ]
+    assert reads == [match_id]  # and nothing more: the moves told the streams
+
+
+def test_only_a_timed_match_s_move_wakes_the_deadline_worker(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    wakes: list[int] = []
+    monkeypatch.setattr(app.state.deadlines, "wake", lambda: wakes.append(1))
+    untimed = started(alice, bob)
+    wakes.clear()
+    assert alice.post(f"/api/matches/{untimed}/moves", json={"move": "d1", "ply": 0}).status_code == 200
+    assert bob.post(f"/api/matches/{untimed}/moves", json={"move": "a1", "ply": 1}).status_code == 200
+    assert wakes == []
+    started_timed(alice, bob)  # two moves of a timed match
+    assert len(wakes) >= 2
