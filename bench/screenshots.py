@@ -32,7 +32,10 @@ LINES = {
 
 def build(url: str, game: str, moves: list[str], join: bool = True) -> tuple[str, list[str]]:
     clients = [httpx.Client(base_url=url), httpx.Client(base_url=url)]
-    created = clients[0].post("/api/matches", json={"game": game, "name": "Alice", "side": "first"})
+    body: dict[str, object] = {"game": game, "name": "Alice", "side": "first"}
+    if game == "bilsang":
+        body["options"] = {}  # free pairs: the rules bilsang_quiet_game is played by
+    created = clients[0].post("/api/matches", json=body)
     match_id = created.json()["id"]
     if join:
         clients[1].post(f"/api/matches/{match_id}/join", json={"name": "Bob"}).raise_for_status()
