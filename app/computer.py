@@ -29,7 +29,7 @@ from app.fairness import RoundRobin, Waiting
 from app.models import Match
 from app.services.errors import ServiceError
 from app.services.matches import MatchService, computer_seat, now
-from app.work_queue import QueueWorker, claimable, lease_free
+from app.work_queue import JobWorker, claimable, lease_free
 
 log = logging.getLogger(__name__)
 
@@ -97,10 +97,10 @@ THINKERS: dict[str, Callable[[str, str, int, int, tuple[str, ...]], str]] = {
 }
 
 
-class ComputerWorker(QueueWorker):
+class ComputerWorker(JobWorker[Job]):
     """One task per thinker process, each claiming a turn, thinking, playing, again."""
 
-    failure = "could not claim a computer turn"
+    failure = "could not claim or play a computer turn"
 
     def __init__(
         self,
@@ -142,16 +142,12 @@ class ComputerWorker(QueueWorker):
 
     # --------------------------------------------------------------- work
 
-    async def round(self) -> float | None:
-        job = await asyncio.to_thread(self.claim)
-        if job is None:
-            return self.poll_seconds
+    async def work(self, job: Job) -> None:
         try:
             await self._play(job)
         finally:
             with self._fair_lock:
                 self.fair.finished(job.owner)
-        return None  # another turn may be waiting
 
     async def _play(self, job: Job) -> None:
         # The lease is short so that a turn held by a crashed process is retried soon;

@@ -40,7 +40,7 @@ from app.services.errors import Conflict
 from app.services.matches import now
 from app.services.records import Line
 from app.texts import N_
-from app.work_queue import QueueWorker, claimable, lease_free
+from app.work_queue import JobWorker, claimable, lease_free
 from games.base import GameError
 
 log = logging.getLogger(__name__)
@@ -179,10 +179,10 @@ def review_public(review: Review | None, line: Line) -> dict[str, Any] | None:
     }
 
 
-class ReviewWorker(QueueWorker):
+class ReviewWorker(JobWorker[ReviewJob]):
     """One task: a review at a time, its positions analysed side by side in the pool."""
 
-    failure = "could not claim a review"
+    failure = "could not claim or work on a review"
 
     def __init__(
         self,
@@ -226,12 +226,9 @@ class ReviewWorker(QueueWorker):
             return await loop.run_in_executor(self._pool, analyse_position, game, position, history)
         return await asyncio.to_thread(analyse_position, game, position, history)
 
-    async def round(self) -> float | None:
-        job = await asyncio.to_thread(self.claim)
-        if job is None:
-            return self.poll_seconds
+    async def work(self, job: ReviewJob) -> None:
         try:
-            await self._work(job)
+            await self._analyse(job)
         except GameError as exc:  # the line itself cannot be analysed: retrying will not help
             log.exception("review %s failed", job.key)
             await asyncio.to_thread(self._fail, job.key, f"{type(exc).__name__}: {exc}")
@@ -245,7 +242,6 @@ class ReviewWorker(QueueWorker):
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self._release, job.key)
             await asyncio.sleep(self.poll_seconds)
-        return None  # another review may be waiting
 
     def claim(self) -> ReviewJob | None:
         moment = self.clock()
@@ -267,7 +263,7 @@ class ReviewWorker(QueueWorker):
             missing = tuple(i for i, r in enumerate(results) if r is None)
             return ReviewJob(review.key, review.game, positions, missing)
 
-    async def _work(self, job: ReviewJob) -> None:
+    async def _analyse(self, job: ReviewJob) -> None:
         loop = asyncio.get_running_loop()
         futures: dict[asyncio.Future[dict[str, Any]], int] = {}
         for index in job.missing:

@@ -18,12 +18,13 @@ import contextlib
 import logging
 from abc import ABC, abstractmethod
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import ColumnElement, Select, or_, select
 from sqlalchemy.orm import InstrumentedAttribute
 
 Row = TypeVar("Row")
+Job = TypeVar("Job")
 
 
 class QueueWorker(ABC):
@@ -85,6 +86,26 @@ class QueueWorker(ABC):
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=pause)
+
+
+class JobWorker(QueueWorker, Generic[Job]):
+    """A worker that claims one job at a time (in a thread: the claim is a transaction)
+    and then works on it; no job: it sleeps the poll interval."""
+
+    async def round(self) -> float | None:
+        job = await asyncio.to_thread(self.claim)
+        if job is None:
+            return self.poll_seconds
+        await self.work(job)
+        return None  # another job may be waiting
+
+    @abstractmethod
+    def claim(self) -> Job | None:
+        """Take a due job in one transaction (its lease set), or ``None``."""
+
+    @abstractmethod
+    async def work(self, job: Job) -> None:
+        """Do the job; whatever it raises is logged and the job's lease runs out."""
 
 
 def claimable(entity: type[Row], *due: ColumnElement[bool], order_by: Any, limit: int) -> Select[tuple[Row]]:
