@@ -22,7 +22,6 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 import games
@@ -30,6 +29,7 @@ from app.fairness import RoundRobin, Waiting
 from app.models import Match
 from app.services.errors import ServiceError
 from app.services.matches import MatchService, computer_seat, now
+from app.work_queue import JobWorker, claimable, lease_free
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,11 @@ THINKERS: dict[str, Callable[[str, str, int, int, tuple[str, ...]], str]] = {
 }
 
 
-class ComputerWorker:
+class ComputerWorker(JobWorker[Job]):
+    """One task per thinker process, each claiming a turn, thinking, playing, again."""
+
+    failure = "could not claim or play a computer turn"
+
     def __init__(
         self,
         sessions: sessionmaker[Session],
@@ -108,17 +112,14 @@ class ComputerWorker:
         poll_seconds: float = 1.0,
         clock: Callable[[], datetime] = now,
     ) -> None:
+        super().__init__(poll_seconds, concurrency=processes)
         self.sessions = sessions
         self.matches = matches
         self.thinker = THINKERS[thinker]
         self.processes = processes
         self.lease = lease
-        self.poll_seconds = poll_seconds
         self.clock = clock
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake: asyncio.Event | None = None
         self._pool: Executor | None = None
-        self._tasks: list[asyncio.Task[None]] = []
         #: Serves waiting turns player by player (app.fairness), not oldest first.
         self.fair = RoundRobin()
         self._fair_lock = threading.Lock()
@@ -126,51 +127,27 @@ class ComputerWorker:
     # ----------------------------------------------------------- lifecycle
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._wake = asyncio.Event()
         if self.thinker is think:
             # spawn: forking a process that runs threads (the server) is not safe.
             context = multiprocessing.get_context("spawn")
             self._pool = ProcessPoolExecutor(
                 max_workers=self.processes, mp_context=context, initializer=end_with_parent
             )
-        self._tasks = [asyncio.create_task(self._run()) for _ in range(self.processes)]
-        self._wake.set()  # pick up turns left over from before a restart
+        await super().start()
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await super().stop()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
-    def wake(self) -> None:
-        """Safe from any thread: a computer turn may be waiting."""
-        if self._loop is not None and self._wake is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
-
     # --------------------------------------------------------------- work
 
-    async def _run(self) -> None:
-        assert self._wake is not None
-        while True:
-            try:
-                job = await asyncio.to_thread(self.claim)
-            except Exception:
-                log.exception("could not claim a computer turn")
-                job = None
-            if job is None:
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
-                continue
-            try:
-                await self._play(job)
-            finally:
-                with self._fair_lock:
-                    self.fair.finished(job.owner)
+    async def work(self, job: Job) -> None:
+        try:
+            await self._play(job)
+        finally:
+            with self._fair_lock:
+                self.fair.finished(job.owner)
 
     async def _play(self, job: Job) -> None:
         # The lease is short so that a turn held by a crashed process is retried soon;
@@ -218,17 +195,13 @@ class ComputerWorker:
     def claim(self) -> Job | None:
         moment = self.clock()
         with self.sessions.begin() as db:
-            stmt = (
-                select(Match)
-                .where(
-                    Match.ai_turn_at.is_not(None),
-                    or_(Match.ai_claimed_until.is_(None), Match.ai_claimed_until < moment),
-                )
-                .options(selectinload(Match.seats))
-                .order_by(Match.ai_turn_at)
-                .limit(CANDIDATES)
-                .with_for_update(skip_locked=True)
-            )
+            stmt = claimable(
+                Match,
+                Match.ai_turn_at.is_not(None),
+                lease_free(Match.ai_claimed_until, moment),
+                order_by=Match.ai_turn_at,
+                limit=CANDIDATES,
+            ).options(selectinload(Match.seats))
             candidates = list(db.scalars(stmt))
             waiting = [Waiting(m.id, _owner(m)) for m in candidates]
             with self._fair_lock:

@@ -15,7 +15,6 @@ Between sweeps the worker sleeps until the earliest deadline it knows of, at mos
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime
@@ -26,11 +25,14 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.db import READ_ONLY
 from app.models import Match
 from app.services.matches import MatchService, aware, now
+from app.work_queue import QueueWorker, claimable
 
 log = logging.getLogger(__name__)
 
 
-class DeadlineWorker:
+class DeadlineWorker(QueueWorker):
+    failure = "could not sweep the deadlines"
+
     def __init__(
         self,
         sessions: sessionmaker[Session],
@@ -39,49 +41,21 @@ class DeadlineWorker:
         poll_seconds: float = 0.5,
         batch: int = 20,
     ) -> None:
+        # Deadlines set by another process are noticed within poll_seconds.
+        super().__init__(poll_seconds)
         self.sessions = sessions
         self.matches = matches
         self.clock = clock
-        #: Deadlines set by another process are noticed within this time.
-        self.poll_seconds = poll_seconds
         self.batch = batch
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake: asyncio.Event | None = None
-        self._task: asyncio.Task[None] | None = None
 
-    async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._wake = asyncio.Event()
-        self._task = asyncio.create_task(self._run())
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    def wake(self) -> None:
-        """Safe from any thread: a deadline may have moved closer."""
-        if self._loop is not None and self._wake is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
-
-    async def _run(self) -> None:
-        assert self._wake is not None
-        while True:
-            self._wake.clear()
-            try:
-                finished, upcoming = await asyncio.to_thread(self.sweep)
-            except Exception:
-                log.exception("could not sweep the deadlines")
-                finished, upcoming = 0, None
-            if finished:
-                continue  # more may be due
-            pause = self.poll_seconds
-            if upcoming is not None:
-                # A due match another process holds locked: look again very soon.
-                pause = min(pause, max(0.02, (upcoming - self.clock()).total_seconds()))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=pause)
+    async def round(self) -> float | None:
+        finished, upcoming = await asyncio.to_thread(self.sweep)
+        if finished:
+            return None  # more may be due
+        if upcoming is None:
+            return self.poll_seconds
+        # A due match another process holds locked: look again very soon.
+        return min(self.poll_seconds, max(0.02, (upcoming - self.clock()).total_seconds()))
 
     def sweep(self) -> tuple[int, datetime | None]:
         """Finish the due matches this process can lock now. Returns how many it finished
@@ -94,13 +68,8 @@ class DeadlineWorker:
             return 0, aware(earliest) if earliest is not None else None
         done: list[tuple[str, int]] = []
         with self.sessions.begin() as db:
-            stmt = (
-                select(Match)
-                .where(Match.deadline.is_not(None), Match.deadline <= moment)
-                .order_by(Match.deadline)
-                .limit(self.batch)
-                .with_for_update(skip_locked=True)
-            )
+            due = (Match.deadline.is_not(None), Match.deadline <= moment)
+            stmt = claimable(Match, *due, order_by=Match.deadline, limit=self.batch)
             for match in db.scalars(stmt):
                 if self.matches.expire_locked(db, match, moment):
                     done.append((match.id, match.version))

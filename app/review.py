@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.models import Review
@@ -41,6 +40,7 @@ from app.services.errors import Conflict
 from app.services.matches import now
 from app.services.records import Line
 from app.texts import N_
+from app.work_queue import JobWorker, claimable, lease_free
 from games.base import GameError
 
 log = logging.getLogger(__name__)
@@ -179,7 +179,11 @@ def review_public(review: Review | None, line: Line) -> dict[str, Any] | None:
     }
 
 
-class ReviewWorker:
+class ReviewWorker(JobWorker[ReviewJob]):
+    """One task: a review at a time, its positions analysed side by side in the pool."""
+
+    failure = "could not claim or work on a review"
+
     def __init__(
         self,
         sessions: sessionmaker[Session],
@@ -189,25 +193,19 @@ class ReviewWorker:
         clock: Callable[[], datetime] = now,
         use_pool: bool = True,
     ) -> None:
+        super().__init__(poll_seconds)
         self.sessions = sessions
         self.processes = processes
         self.lease = lease
-        self.poll_seconds = poll_seconds
         self.clock = clock
         self.use_pool = use_pool
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._wake: asyncio.Event | None = None
         self._pool: Executor | None = None
-        self._task: asyncio.Task[None] | None = None
         self.computed = 0  # positions analysed by this worker (tests read it)
 
     async def start(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._wake = asyncio.Event()
         if self.use_pool:
             self._pool = self._new_pool()
-        self._task = asyncio.create_task(self._run())
-        self._wake.set()  # reviews left over from before a restart
+        await super().start()
 
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn: forking a process that runs threads (the server) is not safe.
@@ -217,17 +215,9 @@ class ReviewWorker:
         )
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await super().stop()
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
-
-    def wake(self) -> None:
-        """Safe from any thread: a review may be waiting."""
-        if self._loop is not None and self._wake is not None:
-            self._loop.call_soon_threadsafe(self._wake.set)
 
     async def best_move(self, game: str, position: str, history: tuple[str, ...] = ()) -> dict[str, Any]:
         """The strongest level's view of one position, computed in the pool (the analysis board)."""
@@ -236,47 +226,32 @@ class ReviewWorker:
             return await loop.run_in_executor(self._pool, analyse_position, game, position, history)
         return await asyncio.to_thread(analyse_position, game, position, history)
 
-    async def _run(self) -> None:
-        assert self._wake is not None
-        while True:
-            try:
-                job = await asyncio.to_thread(self.claim)
-            except Exception:
-                log.exception("could not claim a review")
-                job = None
-            if job is None:
-                self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
-                continue
-            try:
-                await self._work(job)
-            except GameError as exc:  # the line itself cannot be analysed: retrying will not help
-                log.exception("review %s failed", job.key)
-                await asyncio.to_thread(self._fail, job.key, f"{type(exc).__name__}: {exc}")
-            except Exception:
-                # A database hiccup or a worker process that died: keep what is stored and
-                # let the review be claimed again shortly, by us or by another process.
-                log.exception("review %s interrupted; it will be retried", job.key)
-                if isinstance(self._pool, ProcessPoolExecutor) and getattr(self._pool, "_broken", False):
-                    self._pool.shutdown(wait=False, cancel_futures=True)
-                    self._pool = self._new_pool()
-                with contextlib.suppress(Exception):
-                    await asyncio.to_thread(self._release, job.key)
-                await asyncio.sleep(self.poll_seconds)
+    async def work(self, job: ReviewJob) -> None:
+        try:
+            await self._analyse(job)
+        except GameError as exc:  # the line itself cannot be analysed: retrying will not help
+            log.exception("review %s failed", job.key)
+            await asyncio.to_thread(self._fail, job.key, f"{type(exc).__name__}: {exc}")
+        except Exception:
+            # A database hiccup or a worker process that died: keep what is stored and
+            # let the review be claimed again shortly, by us or by another process.
+            log.exception("review %s interrupted; it will be retried", job.key)
+            if isinstance(self._pool, ProcessPoolExecutor) and getattr(self._pool, "_broken", False):
+                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool = self._new_pool()
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self._release, job.key)
+            await asyncio.sleep(self.poll_seconds)
 
     def claim(self) -> ReviewJob | None:
         moment = self.clock()
         with self.sessions.begin() as db:
-            stmt = (
-                select(Review)
-                .where(
-                    Review.status.in_(("queued", "running")),
-                    or_(Review.claimed_until.is_(None), Review.claimed_until < moment),
-                )
-                .order_by(Review.requested_at)
-                .limit(1)
-                .with_for_update(skip_locked=True)
+            stmt = claimable(
+                Review,
+                Review.status.in_(("queued", "running")),
+                lease_free(Review.claimed_until, moment),
+                order_by=Review.requested_at,
+                limit=1,
             )
             review = db.scalars(stmt).first()
             if review is None:
@@ -288,7 +263,7 @@ class ReviewWorker:
             missing = tuple(i for i, r in enumerate(results) if r is None)
             return ReviewJob(review.key, review.game, positions, missing)
 
-    async def _work(self, job: ReviewJob) -> None:
+    async def _analyse(self, job: ReviewJob) -> None:
         loop = asyncio.get_running_loop()
         futures: dict[asyncio.Future[dict[str, Any]], int] = {}
         for index in job.missing:

@@ -41,7 +41,6 @@ import os
 import platform
 import random
 import resource
-import socket
 import subprocess
 import sys
 import tempfile
@@ -53,9 +52,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
+from harness import ROOT, Server, cpu_seconds, descendants, machine_busy, postgres_postmaster, served
+from machine import cpu_model  # bench/: scripts here run with bench/ on sys.path
 
-ROOT = Path(__file__).resolve().parent.parent
 TARGET_MOVES_PER_SECOND = 300
 TARGET_P99_MS = 200
 GAMES = ("morris", "bobail", "bashni")
@@ -63,7 +62,6 @@ GAMES = ("morris", "bobail", "bashni")
 REQUEST_TIMEOUT = httpx.Timeout(30.0)
 #: Event streams: idle between moves, with a keep-alive every 15 s from the server.
 STREAM_TIMEOUT = httpx.Timeout(30.0, read=60.0)
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 # ------------------------------------------------------------------ measuring
@@ -112,19 +110,6 @@ def delivery_delays(stats: Stats) -> tuple[list[float], int]:
     return delays, missed
 
 
-def cpu_seconds(pids: list[int]) -> dict[int, float]:
-    """User + system CPU seconds of each of these processes that still exists."""
-    found = {}
-    for pid in pids:
-        try:
-            with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        found[pid] = (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime
-    return found
-
-
 @dataclass
 class Probe:
     """CPU counters, read when the measured window opens and when it closes."""
@@ -157,150 +142,6 @@ class Probe:
             "client_cores": (end["client"] - start["client"]) / seconds,
             "machine_busy_cores": (end["machine"] - start["machine"]) / seconds,
         }
-
-
-def descendants(root: int) -> list[int]:
-    """``root`` and every process below it (uvicorn's workers, PostgreSQL's backends)."""
-    parents: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", encoding="ascii") as stat:
-                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
-        except (OSError, ValueError, IndexError):
-            continue
-        parents.setdefault(ppid, []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(parents.get(pid, ()))
-    return found
-
-
-def machine_busy() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the whole machine since boot, from /proc/stat."""
-    with open("/proc/stat", encoding="ascii") as stat:
-        values = [int(v) for v in stat.readline().split()[1:8]]
-    idle = values[3] + values[4]  # idle + iowait
-    return (sum(values) - idle) / CLOCK_TICKS, sum(values) / CLOCK_TICKS
-
-
-# ------------------------------------------------------------------ the server
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """uvicorn with ``workers`` processes on a fresh database, started and stopped here."""
-
-    def __init__(
-        self,
-        database_url: str,
-        workers: int,
-        env: dict[str, str],
-        app_dir: Path = ROOT,
-        uvicorn_args: list[str] | None = None,
-    ) -> None:
-        self.database_url = database_url
-        #: more uvicorn options (``--http httptools``, ``--timeout-keep-alive 75``)
-        self.uvicorn_args = uvicorn_args or []
-        self.workers = workers
-        self.env = env
-        #: the checkout whose ``app`` package is served (another one: a candidate change)
-        self.app_dir = app_dir
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self, timeout: float = 60.0) -> None:
-        from app.manage import migrate
-
-        migrate(self.database_url)
-        env = {
-            **os.environ,
-            "DATABASE_URL": self.database_url,
-            # One key for every worker process (the "continue on another device" links).
-            "SECRET_KEY": "load-bench-secret",
-            # No computer seats here: keep each worker from starting a thinker pool.
-            "TABLERO_TEST_OPPONENT": "first-legal",
-            "COMPUTER_PROCESSES": "1",
-            # Every client here is 127.0.0.1: per-address rate limits would refuse most moves.
-            "RATE_LIMITS": "off",
-            # ...and so would the cap on open event streams per address (1,000 watchers).
-            "STREAMS_PER_CLIENT": "100000",
-            **self.env,
-        }
-        command = [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "--factory",
-            "app.main:create_app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(self.port),
-            "--log-level",
-            "warning",
-            "--no-access-log",
-            # Event streams never end by themselves: do not wait for them when stopping.
-            "--timeout-graceful-shutdown",
-            "3",
-            # As the Makefile and the Dockerfile serve it: idle connections outlive httpx's.
-            "--timeout-keep-alive",
-            "75",
-        ]
-        if self.workers > 1:
-            command += ["--workers", str(self.workers)]
-        command += self.uvicorn_args
-        self.process = subprocess.Popen(command, cwd=self.app_dir, env=env)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"uvicorn exited with {self.process.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    if self.workers > 1:
-                        time.sleep(2.0)  # the other workers finish importing too
-                    return
-            time.sleep(0.2)
-        raise RuntimeError("the server did not start")
-
-    def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
-        self.process = None
-
-
-def postgres_postmaster(database_url: str) -> int | None:
-    """The local PostgreSQL server's postmaster pid (to count its CPU), if it is local."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    if make_url(database_url).host not in ("127.0.0.1", "localhost", None):
-        return None
-    engine = create_engine(database_url)
-    try:
-        with engine.connect() as conn:
-            backend = int(conn.execute(text("SELECT pg_backend_pid()")).scalar_one())
-        with open(f"/proc/{backend}/stat", encoding="ascii") as stat:
-            return int(stat.read().rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError):
-        return None
-    finally:
-        engine.dispose()
 
 
 # ------------------------------------------------------------------ the clients
@@ -702,35 +543,32 @@ def main(argv: list[str] | None = None) -> int:
     if args.seconds <= 0 or args.seconds > 600:
         parser.error("--seconds must be in (0, 600]")
 
-    server: Server | None = None
-    postmaster: int | None = None
-    workdir = tempfile.TemporaryDirectory(prefix="tablero-load-")
-    created_pg = False
-    try:
+    if args.workers > 1 and not args.url and not (args.database_url or "").startswith("postgresql"):
+        # The in-process event broker does not cross processes: SSE would go quiet.
+        parser.error("SQLite serves one process: use --workers 1")
+
+    with contextlib.ExitStack() as cleanup:
+        workdir = cleanup.enter_context(tempfile.TemporaryDirectory(prefix="tablero-load-"))
+        server: Server | None = None
+        postmaster: int | None = None
         if args.url:
             base_url = args.url.rstrip("/")
             args.database_label = "given server"
         else:
-            url = args.database_url or f"sqlite:///{workdir.name}/load.db"
-            if url.startswith("postgresql"):
-                from tests.pg import fresh_database
-
-                url = fresh_database(url)  # a new database on that server, dropped at exit
-                created_pg = True
-                postmaster = postgres_postmaster(url)
-            elif args.workers > 1:
-                # The in-process event broker does not cross processes: SSE would go quiet.
-                parser.error("SQLite serves one process: use --workers 1")
-            args.database_label = url.split(":", 1)[0]
             extra = args.uvicorn_args.split()
-            server = Server(url, args.workers, env={}, app_dir=args.app_dir, uvicorn_args=extra)
-            server.start()
+            # A new database (PostgreSQL: on that server), dropped at exit.
+            server = cleanup.enter_context(
+                served(args.database_url, workers=args.workers, app_dir=args.app_dir, uvicorn_args=extra)
+            )
+            if server.database_url.startswith("postgresql"):
+                postmaster = postgres_postmaster(server.database_url)
+            args.database_label = server.database_url.split(":", 1)[0]
             base_url = server.url
         info = machine()
         server_pid = server.process.pid if server and server.process else None
         probe = Probe(server_pid, postmaster)
         profiler: list[subprocess.Popen[bytes]] = []
-        raw = args.profile or Path(workdir.name) / "profile.txt"
+        raw = args.profile or Path(workdir) / "profile.txt"
 
         def on_open() -> None:
             if args.py_spy and server_pid:
@@ -759,17 +597,7 @@ def main(argv: list[str] | None = None) -> int:
             with args.json.open("a", encoding="utf-8") as out:
                 out.write(json.dumps(result) + "\n")
         return 0 if met else 1
-    finally:
-        if server is not None:
-            server.stop()
-        if created_pg:
-            from tests.pg import drop_created
-
-            drop_created()
-        workdir.cleanup()
 
 
 if __name__ == "__main__":
-    if str(ROOT) not in sys.path:
-        sys.path.insert(0, str(ROOT))  # tests.pg and app, when run as bench/load.py
     sys.exit(main())

@@ -26,9 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # games, app, tests.pg
-from load import ROOT, Server, cpu_seconds, descendants, postgres_postmaster  # bench/ is on sys.path
+from harness import ROOT, cpu_seconds, postgres_postmaster, served  # bench/ is on sys.path
 from machine import cpu_model
 
 import games
@@ -76,23 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     late = range(200 - args.window // 2, 200 + args.window // 2)
     assert late.stop <= len(line), "--plies must reach past the late window"
 
-    tmp = None
-    database_url = args.database_url
-    if database_url is None:
-        import tempfile
-
-        tmp = tempfile.TemporaryDirectory(prefix="tablero-move-cost-")
-        database_url = f"sqlite:///{tmp.name}/bench.db"
-    elif database_url.startswith("postgresql"):
-        sys.path.insert(0, str(ROOT))
-        from tests.pg import fresh_database
-
-        database_url = fresh_database(database_url)
-    server = Server(database_url, 1, {}, app_dir=args.app_dir, uvicorn_args=args.uvicorn_args.split())
-    server.start()
-    try:
-        assert server.process is not None
-        pids = [server.process.pid, *descendants(server.process.pid)]
+    extra = args.uvicorn_args.split()
+    # A new database (PostgreSQL: on that server), dropped at the end.
+    with served(
+        args.database_url, prefix="tablero-move-cost-", app_dir=args.app_dir, uvicorn_args=extra
+    ) as server:
+        database_url = server.database_url
+        pids = server.pids()
         postmaster = postgres_postmaster(database_url) if database_url.startswith("postgresql") else None
         clients: list[dict[str, httpx.Client]] = []
         match_ids: list[str] = []
@@ -139,14 +127,6 @@ def main(argv: list[str] | None = None) -> int:
         for pair in clients:
             for client in pair.values():
                 client.close()
-    finally:
-        server.stop()
-        if tmp is not None:
-            tmp.cleanup()
-        elif args.database_url and args.database_url.startswith("postgresql"):
-            from tests.pg import drop_created
-
-            drop_created()
     return 0
 
 

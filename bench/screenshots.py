@@ -10,22 +10,15 @@ through the JSON API, then opened in headless Chromium.
 from __future__ import annotations
 
 import argparse
-import sys
-import tempfile
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
+from harness import ROOT, served  # bench/ is on sys.path; it puts the checkout there too
 from playwright.sync_api import sync_playwright
 
 import games
-from app.config import ROOT
-from app.manage import migrate
 from app.services.tokens import PLAYER_COOKIE
 from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, bilsang_quiet_game
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
-from tests.live import LiveServer
 
 OUT = ROOT / "test-output" / "screenshots"
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
@@ -39,7 +32,10 @@ LINES = {
 
 def build(url: str, game: str, moves: list[str], join: bool = True) -> tuple[str, list[str]]:
     clients = [httpx.Client(base_url=url), httpx.Client(base_url=url)]
-    created = clients[0].post("/api/matches", json={"game": game, "name": "Alice", "side": "first"})
+    body: dict[str, object] = {"game": game, "name": "Alice", "side": "first"}
+    if game == "bilsang":
+        body["options"] = {}  # free pairs: the rules bilsang_quiet_game is played by
+    created = clients[0].post("/api/matches", json=body)
     match_id = created.json()["id"]
     if join:
         clients[1].post(f"/api/matches/{match_id}/join", json={"name": "Bob"}).raise_for_status()
@@ -57,22 +53,14 @@ def main() -> None:
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite:///{Path(folder) / 'shots.db'}"
-        migrate(url)
-        server = LiveServer(url)
-        server.start()
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-                for size, viewport in SIZES.items():
-                    for lang in ("en", "es"):
-                        if args.only and args.only != f"{size}-{lang}":
-                            continue
-                        shoot(browser, server.url, size, viewport, lang)
-                browser.close()
-        finally:
-            server.stop()
+    with served() as server, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        for size, viewport in SIZES.items():
+            for lang in ("en", "es"):
+                if args.only and args.only != f"{size}-{lang}":
+                    continue
+                shoot(browser, server.url, size, viewport, lang)
+        browser.close()
 
 
 def shoot(browser, base: str, size: str, viewport: dict[str, int], lang: str) -> None:

@@ -14,19 +14,13 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
-import tempfile
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from harness import Server, served  # bench/ is on sys.path; it puts the checkout there too
 from playwright.sync_api import sync_playwright
 
 import games
-from app.manage import migrate
 from tests.app.helpers import MORRIS_WIN
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
-from tests.live import LiveServer
 
 WATCH = """() => {
   window.__seen = {};
@@ -49,7 +43,7 @@ TAP = """(points) => {
 }"""
 
 
-def one_game(browser, server: LiveServer) -> list[float]:
+def one_game(browser, server: Server) -> list[float]:
     pages = [browser.new_context(viewport={"width": 1280, "height": 800}).new_page() for _ in range(2)]
     alice, bob = pages
     alice.goto(server.url + "/")
@@ -84,20 +78,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite:///{Path(folder) / 'bench.db'}"
-        migrate(url)
-        server = LiveServer(url)
-        server.start()
-        try:
-            with sync_playwright() as p:
-                browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-                delays: list[float] = []
-                for _ in range(args.rounds):
-                    delays += one_game(browser, server)
-                browser.close()
-        finally:
-            server.stop()
+    with served() as server, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        delays: list[float] = []
+        for _ in range(args.rounds):
+            delays += one_game(browser, server)
+        browser.close()
     delays.sort()
     print(f"moves: {len(delays)}")
     print(f"median ms: {statistics.median(delays):.0f}")

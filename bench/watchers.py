@@ -28,15 +28,12 @@ import math
 import os
 import re
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import httpx
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # app, games, tests.pg
-from load import ROOT, Server, cpu_seconds, descendants, postgres_postmaster  # bench/ is on sys.path
+from harness import ROOT, Server, cpu_seconds, descendants, postgres_postmaster, served
 from machine import cpu_model
 from move_cost import endless_line
 
@@ -203,28 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="append the result as one JSON line to this file")
     args = parser.parse_args(argv)
 
-    tmp = tempfile.TemporaryDirectory(prefix="tablero-watchers-")
-    database_url = args.database_url or f"sqlite:///{tmp.name}/bench.db"
-    if database_url.startswith("postgresql"):
-        from tests.pg import fresh_database
-
-        database_url = fresh_database(database_url)
-    server = Server(database_url, 1, {}, app_dir=args.app_dir, uvicorn_args=args.uvicorn_args.split())
-    server.start()
-    try:
-        assert server.process is not None
-        pids = [server.process.pid, *descendants(server.process.pid)]
-        if database_url.startswith("postgresql"):
-            postmaster = postgres_postmaster(database_url)
+    extra = args.uvicorn_args.split()
+    # A new database (PostgreSQL: on that server), dropped at the end.
+    with served(
+        args.database_url, prefix="tablero-watchers-", app_dir=args.app_dir, uvicorn_args=extra
+    ) as server:
+        pids = server.pids()
+        if server.database_url.startswith("postgresql"):
+            postmaster = postgres_postmaster(server.database_url)
             pids += descendants(postmaster) if postmaster else []
         result = asyncio.run(bench(args, server, pids))
-    finally:
-        server.stop()
-        tmp.cleanup()
-        if database_url.startswith("postgresql"):
-            from tests.pg import drop_created
-
-            drop_created()
     result.update(
         app=str(args.app_dir),
         load_average=os.getloadavg(),

@@ -8,7 +8,7 @@ with the viewer's ``gettext`` (``tr``); Spanish is in app/translations/es.po.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import games
@@ -350,7 +350,7 @@ def page_words(
     game: Game,  # type: ignore[type-arg]
     match: Any,
     board: dict[str, Any],
-    positions: list[Any],
+    positions: Sequence[Any],
     shown_ply: int,
     viewer_side: str | None,
     my_turn: bool,

@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import random
 import secrets
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, overload
 
 from sqlalchemy import Connection, Engine, Row, bindparam, func, or_, select, update
 from sqlalchemy.orm import Session, joinedload, sessionmaker
@@ -154,12 +154,40 @@ def other_side(game: Game, side: str) -> str:  # type: ignore[type-arg]
     return second if side == first else first
 
 
-def history(match: Match) -> list[Any]:
-    """Every position of the match, the start first."""
-    game = engine_for(match)
-    return [game.parse_position(match.initial_position)] + [
-        game.parse_position(m.position_after) for m in match.moves
-    ]
+class History(Sequence[Any]):
+    """Every position of the match, the start first, each parsed when first read.
+
+    A page shows one position and the one before it; parsing every position of the
+    match for it made each render (the spectators' view, once per move) cost a parse
+    per ply played so far.
+    """
+
+    def __init__(self, match: Match) -> None:
+        self._game = engine_for(match)
+        self._texts = [match.initial_position, *(m.position_after for m in match.moves)]
+        self._parsed: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    @overload
+    def __getitem__(self, index: int) -> Any: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Any]: ...
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        ply = range(len(self))[index]  # negative indices as a list's; IndexError past the end
+        if ply not in self._parsed:
+            self._parsed[ply] = self._game.parse_position(self._texts[ply])
+        return self._parsed[ply]
+
+
+def history(match: Match) -> History:
+    """Every position of the match, the start first (parsed as they are read)."""
+    return History(match)
 
 
 def state_of(match: Match, moment: datetime | None = None) -> dict[str, Any]:

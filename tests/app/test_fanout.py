@@ -12,14 +12,17 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.testclient import TestClient
 
 import app.routes.events as events_route
+import games
 from app.config import Settings
 from app.fanout import Shared, sse_message
 from app.main import create_app
 from app.manage import migrate
 from tests.app.conftest import database_url
+from tests.app.helpers import MORRIS_WIN, play, started
 from tests.live import free_port
 
 
@@ -147,3 +150,49 @@ def test_thirty_spectators_cost_one_render_per_version_and_players_get_none(
         ("changed", version),
         ("changed", moved["version"]),
     ]
+
+
+def test_a_spectator_view_late_in_a_match_parses_no_more_positions_than_early(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The view shows the position and the one before it. It used to parse every position
+    of the match for them, so a render cost one parse per ply played."""
+    morris = games.get("morris")
+    parsed: list[str] = []
+    real_parse = morris.parse_position
+
+    def counted(text: str):  # type: ignore[no-untyped-def]
+        parsed.append(text)
+        return real_parse(text)
+
+    monkeypatch.setattr(morris, "parse_position", counted)
+
+    def parses_per_render(match_id: str) -> tuple[int, int]:
+        scope = {
+            "type": "http",
+            "app": app,
+            "method": "GET",
+            "scheme": "http",
+            "server": ("testserver", 80),
+            "path": f"/matches/{match_id}/events",
+            "root_path": "",
+            "query_string": b"view=live",
+            "headers": [(b"host", b"testserver")],
+        }
+        parsed.clear()
+        events_route.spectator_view(Request(scope), match_id, "en")
+        pushed = len(parsed)
+        parsed.clear()
+        # The same partial fetched by a browser without a seat.
+        assert TestClient(app).get(f"/matches/{match_id}/live").status_code == 200
+        return pushed, len(parsed)
+
+    match_id = started(alice, bob)
+    play(alice, match_id, MORRIS_WIN[0])
+    early = parses_per_render(match_id)
+    for ply, move in enumerate(MORRIS_WIN[1:-1], start=1):
+        play(alice if ply % 2 == 0 else bob, match_id, move)
+    late = parses_per_render(match_id)
+    assert alice.get(f"/api/matches/{match_id}").json()["ply"] == len(MORRIS_WIN) - 1
+    assert late == early
+    assert max(late) < len(MORRIS_WIN) - 1  # fewer than one a ply played

@@ -35,6 +35,7 @@ from games.bilsang import (
 )
 from games.cli import main
 from tests.games import bilsang_reference as ref
+from tests.games.playouts import random_plies
 
 START = "1 - 0 0 0 0 0,0;1,0;2,0;3,0;4,0;0,1;1,1;2,1;3,1;4,1;0,2;1,2;2,2;3,2;4,2;0,3;1,3;2,3;3,3;4,3 -"
 RING = [(dx, dy) for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy]
@@ -671,31 +672,25 @@ def _playout(state: BilsangState, rng: random.Random) -> int:
     since_removal = state.quiet
     # Each removal resets the quiet count and there are at most 19 of them.
     bound = (len(state.cells) - 1) * QUIET_BOUND + QUIET_BOUND
-    while GAME.outcome(state) is None:
-        assert plies <= bound
-        text = GAME.format_position(state)
-        assert P(text) == state
-        assert is_connected(state.cells)
-        assert len(state.cells) == 20 - state.lost1 - state.lost2
-        assert state.quiet == since_removal
-        moves = GAME.legal_moves(state)
-        assert moves, "an unfinished position always has a move"
+    # random_plies checks the text round trip, that a move leaves its position as it
+    # was, and that the game has a move until it ends and none after.
+    for ply in random_plies(GAME, state, rng):
+        assert ply.number <= bound
+        position, moves, move = ply.before, ply.moves, ply.move
+        assert is_connected(position.cells)
+        assert len(position.cells) == 20 - position.lost1 - position.lost2
+        assert position.quiet == since_removal
         # move text -> move: every notation names exactly its own move (the
         # same lookup parse_move does, without generating the moves again)
         by_text = {GAME.format_move(m): m for m in moves}
         assert len(by_text) == len(moves)
-        move = rng.choice(moves)
         GAME.check_move_syntax(GAME.format_move(move))
         assert by_text[GAME.format_move(move)] == move
-        if plies == 0:
-            assert GAME.parse_move(state, GAME.format_move(move)) == move
-        before = hash(state)
-        nxt = GAME.apply(state, move)
-        assert GAME.format_position(state) == text and hash(state) == before
+        if ply.number == 0:
+            assert GAME.parse_move(position, GAME.format_move(move)) == move
         since_removal = 0 if isinstance(move, Removal) else since_removal + 1
-        state = nxt
+        state = ply.after
         plies += 1
-    assert GAME.legal_moves(state) == []
     assert len(state.cells) == 20 - state.lost1 - state.lost2
     assert P(GAME.format_position(state)) == state
     return plies

@@ -15,10 +15,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games import BadPosition, Outcome
-from games.bilsang import GAME, NEW_MATCH_OPTIONS, BilsangState, Pair, Removal, Single
+from games.bilsang import GAME, NEW_MATCH_OPTIONS, Pair, Removal, Single
 from games.cli import main
 from tests.games import bilsang_reference as ref
-from tests.games.test_bilsang import START, random_position
+from tests.games.playouts import random_plies
+from tests.games.test_bilsang import START, P, after, random_position, texts
 
 DEFAULT = START + " line,quiet=300"
 
@@ -56,18 +57,6 @@ HAND_BUILT_WITH_OPTIONS = [
     "2 h 1 6 6 40 0,0;1,0;2,0;0,1;2,1;0,2;1,2;2,2 0,0;2,2 line",
     "1 h 0 5 9 12 0,0;1,0;2,0;3,1;4,1;4,2 - line,quiet=120",
 ]
-
-
-def P(text: str) -> BilsangState:
-    return GAME.parse_position(text)
-
-
-def texts(text: str) -> list[str]:
-    return GAME.move_texts(P(text))
-
-
-def after(text: str, move: str) -> str:
-    return GAME.format_position(GAME.play(P(text), move))
 
 
 # ================================================================ the rules
@@ -281,32 +270,27 @@ def random_position_with_options(rng: random.Random) -> str:
 
 
 def _playout_with_reference(position: str, rng: random.Random, checked: int) -> None:
-    """A random game to its end: invariants every ply, the reference for the first ``checked``."""
+    """A random game to its end: invariants every ply, the reference for the first ``checked``.
+
+    random_plies checks the text round trip, that a move leaves its position as it was,
+    and that the game has a move until it ends and none after.
+    """
     state = P(position)
     line, limit = state.line, state.limit
-    plies = 0
-    while GAME.outcome(state) is None:
-        text = GAME.format_position(state)
-        assert P(text) == state
-        assert (state.line, state.limit) == (line, limit)
-        assert state.quiet <= limit
-        moves = GAME.legal_moves(state)
-        assert moves
+    for ply in random_plies(GAME, state, rng):
+        text, moves = ply.text, ply.moves
+        assert (ply.before.line, ply.before.limit) == (line, limit)
+        assert ply.before.quiet <= limit
         if line:
             for move in moves:
                 if isinstance(move, Pair):
                     shared = 1 if move.axis == "h" else 0  # the y of a row, the x of a column
                     assert move.plus[shared] == move.minus[shared], (text, GAME.format_move(move))
-        if plies < checked:
+        if ply.number < checked:
             assert sorted(GAME.format_move(m) for m in moves) == ref.moves(text)
-        move = rng.choice(moves)
-        nxt = GAME.apply(state, move)
-        if plies < checked:
-            assert GAME.format_position(nxt) == ref.apply(text, GAME.format_move(move))
-        state = nxt
-        plies += 1
-        assert plies <= 20 * limit
-    assert GAME.legal_moves(state) == []
+            assert GAME.format_position(ply.after) == ref.apply(text, GAME.format_move(ply.move))
+        assert ply.number + 1 <= 20 * limit
+        state = ply.after
     expected = ref.result(GAME.format_position(state))
     outcome = GAME.outcome(state)
     assert outcome is not None
