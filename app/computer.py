@@ -226,8 +226,19 @@ class ComputerWorker(JobWorker[Job]):
                 match.ply,
                 seat.ai_level,
                 seed_for(match.id, match.ply),
+                history=_earlier_positions(match),
                 owner=chosen.owner,
             )
+
+
+def _earlier_positions(match: Match) -> tuple[str, ...]:
+    """The match's positions before its current one, start first: what the search
+    needs for a repetition rule (Morris, Bobail) or to avoid going round in
+    circles (Bilsang)."""
+    moves = match.moves
+    if not moves:
+        return ()
+    return (match.initial_position, *(m.position_after for m in moves[:-1]))
 
 
 def _owner(match: Match) -> str:

@@ -55,19 +55,26 @@ def play_game(rules: str, level_a: int, level_b: int, index: int) -> dict[str, A
     by_side = {"1": first, "2": second}
     rng = random.Random(f"{SEED} {rules} {level_a}-{level_b} game {index}")
     state = start(rules)
+    # the game's earlier positions, start first, as the site passes them: with
+    # them the search does not go round in circles
+    history: list[BilsangState] = []
     for _ in range(OPENING_PLIES):
+        history.append(state)
         state = game.apply(state, rng.choice(sorted(game.legal_moves(state), key=game.format_move)))
     # one generator per seat, so a level's blunders do not depend on the other's
     rngs = {side: random.Random(f"{SEED} {rules} {index} seat {side}") for side in by_side}
     times: dict[str, list[float]] = {"1": [], "2": []}
+    cpu: dict[str, list[float]] = {"1": [], "2": []}
     plies = OPENING_PLIES
     removals = 0
     first_removal = None
     while (outcome := game.outcome(state)) is None:
         side = state.player
-        began = time.perf_counter()
-        choice = choose(game, state, level_for("bilsang", by_side[side]), rngs[side])
+        began, began_cpu = time.perf_counter(), time.process_time()
+        choice = choose(game, state, level_for("bilsang", by_side[side]), rngs[side], history=history)
+        history.append(state)
         times[side].append(time.perf_counter() - began)
+        cpu[side].append(time.process_time() - began_cpu)
         if isinstance(choice.move, Removal):
             removals += 1
             first_removal = plies if first_removal is None else first_removal
@@ -87,6 +94,7 @@ def play_game(rules: str, level_a: int, level_b: int, index: int) -> dict[str, A
         "first_removal": first_removal,
         "lost": [state.lost1, state.lost2],
         "times": {str(by_side[s]) + "/" + s: t for s, t in times.items()},
+        "cpu": {str(by_side[s]) + "/" + s: t for s, t in cpu.items()},
     }
 
 
@@ -125,12 +133,24 @@ def speed(rules: str, count: int) -> list[str]:
     return out
 
 
+def _replies(group: list[dict[str, Any]], field: str) -> str:
+    """Each level's median and slowest reply over ``group``, from the rows' ``field``."""
+    per_level: dict[int, list[float]] = {}
+    for r in group:
+        for key, values in r[field].items():
+            per_level.setdefault(int(key.split("/")[0]), []).extend(values)
+    return "; ".join(
+        f"{level}: {statistics.median(t):.3f} / {max(t):.2f}" for level, t in sorted(per_level.items()) if t
+    )
+
+
 def summarise(rows: list[dict[str, Any]]) -> list[str]:
     """Markdown table lines, one per (rules, levels) group in ``rows``."""
     out = [
         "| rules | levels (A,B) | games | with a removal | decided | last buoy | median plies "
-        "| first player's share of decided | higher level's share of decided | replies median / max s |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| first player's share of decided | higher level's share of decided "
+        "| replies median / max s, wall | replies median / max s, CPU |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     groups: dict[tuple[str, tuple[int, int]], list[dict[str, Any]]] = {}
     for row in rows:
@@ -144,15 +164,8 @@ def summarise(rows: list[dict[str, Any]]) -> list[str]:
         first = sum(r["winner_side"] == "1" for r in decided)
         high = max(a, b)
         higher = sum(r["winner_level"] == high for r in decided) if a != b else None
-        per_level: dict[int, list[float]] = {}
-        for r in group:
-            for key, values in r["times"].items():
-                per_level.setdefault(int(key.split("/")[0]), []).extend(values)
-        replies = "; ".join(
-            f"{level}: {statistics.median(t):.3f} / {max(t):.2f}"
-            for level, t in sorted(per_level.items())
-            if t
-        )
+        replies = _replies(group, "times")
+        replies_cpu = _replies(group, "cpu") if all("cpu" in r for r in group) else "-"
 
         def share(k: int, of: int) -> str:
             return f"{k}/{of} ({k / of:.0%})" if of else "-"
@@ -160,7 +173,7 @@ def summarise(rows: list[dict[str, Any]]) -> list[str]:
         out.append(
             f"| {rules} | {a},{b} | {n} | {share(removal, n)} | {share(len(decided), n)} | {share(last, n)} "
             f"| {plies:.0f} | {share(first, len(decided))} "
-            f"| {'-' if higher is None else share(higher, len(decided))} | {replies} |"
+            f"| {'-' if higher is None else share(higher, len(decided))} | {replies} | {replies_cpu} |"
         )
     return out
 

@@ -24,15 +24,26 @@ in a shape where no row and no column has a pair that keeps the universe
 connected. Then, besides the above:
 
 * the mover's pair moves (switches included, exactly, from the engine): none
-  is a lost buoy, few is a block or two away (``TIGHTNESS``);
-* a blocked mover in a small universe is ``noisy``: the search goes on
+  is a lost buoy. Few (one or two, ``EXTEND_PAIRS``) is not given a score but
+  searched on (``noisy``): the replies are so few that looking at them costs
+  little, and the block is often a ply or two behind them. Scoring "few" as
+  bad, as a first version did, made both searches flee every tight shape, and
+  two strongest levels drew every game;
+* a blocked mover in a small universe is ``noisy`` too: the search goes on
   through the removals that follow, because once one player is stuck the
   game usually cascades to the last buoy and the parity of that cascade, not
   the first block, decides who ends a buoy down;
 * ambition: the searching side (``prepare``) likes loose shapes, with fewer
-  buoys touching than the start's block. The term is not zero-sum on
-  purpose: from the start, two searches that only count lost buoys and
-  mobility keep the block compact and every game is drawn at the quiet limit.
+  buoys touching than the start's block (``AMBITION`` a touching pair). The
+  term is not zero-sum on purpose: from the start, two searches that only
+  count lost buoys and mobility keep the block compact and every game is
+  drawn at the quiet limit;
+* contempt for going round in circles (``revisit``): a position the game has
+  already been in (the history ``prepare`` is given) costs the searching side
+  ``CONTEMPT``. The forbidden pair only stops a pair being moved straight
+  back; without this, two searches move a pair out and back every other turn
+  until the quiet limit. Measured in docs/benchmarks.md ("Bilsang rule
+  options").
 
 The forbidden pair only takes away one pair of options and is left to the
 search. ``order_key`` puts switches first, since they are the moves that can
@@ -40,6 +51,8 @@ win a buoy at once.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from games.bilsang import GAME, OTHER_AXIS, RING_SAFE, BilsangMove, BilsangState, Cell, Pair, Removal
 
@@ -56,12 +69,6 @@ SWITCH_THREAT = (70, 35, 17, 8, 4)
 SINGLES_SLOPE = 3
 #: A penalised side to move without a single move must remove: a lost buoy.
 BLOCKED = LOST
-#: Same-line rule: what it costs the side to move to have only n pair moves
-#: (n = 1, 2, …; none is BLOCKED), the slope that steers play towards shapes
-#: that leave the opponent without a pair move.
-#: Same-line rule: the side to move with n pair moves loses TIGHTNESS // (n + 2)
-#: (none at all is BLOCKED): few pair moves is a block or two away.
-TIGHTNESS = 200
 
 #: ring mask -> the centre may move away without cutting anything: the engine's own
 #: first test (games.bilsang.connected_locally)
@@ -126,7 +133,20 @@ LOOSE_CAP = 36
 #: Per touching pair fewer than the start's block has (beyond a chain's), what a
 #: loose shape is worth to the searching side, up to LOOSE_CAP: without it two
 #: searches keep the block compact and every game is drawn at the quiet limit.
-AMBITION = 1
+AMBITION = 3
+#: Same-line rule: a mover with 1..EXTEND_PAIRS pair moves is searched on (``noisy``):
+#: so few replies cost little to look at, and the block is often a ply or two behind them.
+EXTEND_PAIRS = 2
+#: What going back to a position the game has already been in costs the searching side:
+#: without it two searches shuttle a pair to and fro until the quiet limit.
+CONTEMPT = 50
+#: How many of the game's latest positions count as already been in.
+RECENT = 40
+
+
+def _revisit_key(state: BilsangState) -> tuple[object, ...]:
+    """The state without its quiet count, which grows every ply and so never repeats."""
+    return (state.player, state.axis, state.penalised, state.lost1, state.lost2, state.cells, state.forbidden)
 
 
 def pair_moves(state: BilsangState) -> int:
@@ -140,21 +160,39 @@ class BilsangEvaluation:
 
     def __init__(self) -> None:
         self._pairs: dict[BilsangState, int] = {}
+        self._seen: set[tuple[object, ...]] = set()
         #: the player the search is for (``prepare``); None: no ambition term
         self.root: str | None = None
 
-    def prepare(self, root: BilsangState) -> None:
-        """Called once per search with its root: whose ambition the score carries."""
+    def prepare(self, root: BilsangState, history: Sequence[BilsangState] = ()) -> None:
+        """Called once per search with its root and the game's earlier positions (start first):
+        whose ambition the score carries, and where the game has already been."""
         self.root = root.player
+        if CONTEMPT:
+            self._seen = {_revisit_key(s) for s in history[-RECENT:]}
+
+    def revisit(self, state: BilsangState) -> int | None:
+        """A position the game has been in scores CONTEMPT worse for the searching side."""
+        if not self._seen or _revisit_key(state) not in self._seen:
+            return None
+        lost_mine, lost_theirs = (
+            (state.lost1, state.lost2) if state.player == "1" else (state.lost2, state.lost1)
+        )
+        return LOST * (lost_theirs - lost_mine) + (-CONTEMPT if state.player == self.root else CONTEMPT)
 
     def noisy(self, state: BilsangState) -> bool:
         """A mover with nothing but removals: searched on, since what follows a block is a
         cascade of removals whose parity decides who ends up a buoy down."""
-        if len(state.cells) > CASCADE_BUOYS:
-            return False
         if state.penalised:
+            if len(state.cells) > CASCADE_BUOYS:
+                return False
             return proven_singles(state.cells)[state.axis] == 0 and _blocked(state)
-        return state.axis != "-" and self._pair_moves(state) == 0
+        if state.axis == "-" or (not state.line and len(state.cells) > CASCADE_BUOYS):
+            return False
+        pairs = self._pair_moves(state)
+        if pairs == 0:
+            return len(state.cells) <= CASCADE_BUOYS
+        return state.line and pairs <= EXTEND_PAIRS
 
     def _pair_moves(self, state: BilsangState) -> int:
         count = self._pairs.get(state)
@@ -181,19 +219,15 @@ class BilsangEvaluation:
         singles = proven_singles(state.cells)
         if state.penalised:
             return -BLOCKED if singles[axis] == 0 and _blocked(state) else 0
-        score = 0
-        if state.line:
-            # Same-line pairs are scarce: a mover left with none at all is blocked,
-            # and one with few is a switch or two away from it.
-            pairs = self._pair_moves(state)
-            if pairs == 0:
-                return -BLOCKED
-            score -= TIGHTNESS // (pairs + 2)
+        # Same-line pairs are scarce: a mover left with none at all is blocked. Few
+        # is not scored: such a mover is searched on instead (``noisy``).
+        if state.line and self._pair_moves(state) == 0:
+            return -BLOCKED
         # We may switch and hold them to singles along `axis`; after an
         # ordinary move they may do the same to us along the other axis.
         theirs, ours = singles[axis], singles[OTHER_AXIS[axis]]
         # The threat against us counts half: we move first and may reshape.
-        return score + _threat(theirs) - _threat(ours) // 2 + SINGLES_SLOPE * (ours - theirs)
+        return _threat(theirs) - _threat(ours) // 2 + SINGLES_SLOPE * (ours - theirs)
 
     def order_key(self, state: BilsangState, move: BilsangMove) -> int:
         """Switches first: they are what blocks an opponent."""

@@ -183,7 +183,7 @@ def choose(
     evaluation = evaluation_for(game.name)
     prepare = getattr(evaluation, "prepare", None)
     if prepare is not None:
-        prepare(state)
+        prepare(state, history)
     last = None
     for last in search(  # noqa: B007 - the last completed depth is the answer
         game, state, evaluation, search_depth(game, state, level), history=history, deadline=deadline, rng=rng

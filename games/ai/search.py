@@ -79,7 +79,11 @@ class Evaluation(Protocol):
       so only use it where the moves are forced, like Bashni's captures);
     * ``tt_key(state) -> Hashable``: a key for the transposition table that
       is faster to hash than the state and tells apart every two states
-      whose game values may differ.
+      whose game values may differ;
+    * ``revisit(state) -> int | None``: for a game without a repetition
+      rule, the score of a position the game has already been in (None for
+      a new one), so a side that wants progress can refuse to go round in
+      circles; asked at every node below the root.
     """
 
     def evaluate(self, state: Any) -> int: ...
@@ -155,6 +159,7 @@ class Searcher:
         self._order_key: Callable[[Any, Any], int] | None = getattr(evaluation, "order_key", None)
         self._noisy: Callable[[Any], bool] | None = getattr(evaluation, "noisy", None)
         self._tt_key: Callable[[Any], Hashable] | None = getattr(evaluation, "tt_key", None)
+        self._revisit: Callable[[Any], int | None] | None = getattr(evaluation, "revisit", None)
         # Repetition is only tracked for games that have the rule.
         self._repetition_key: Callable[[Any], Hashable | None] | None = None
         self._earlier: dict[Hashable, int] = {}
@@ -223,6 +228,11 @@ class Searcher:
             # Met twice before the root: this is the third time.
             if self._path.get(repetition_key, 0) or self._earlier.get(repetition_key, 0) >= 2:
                 return 0
+
+        if self._revisit is not None and ply > 0:
+            again = self._revisit(state)
+            if again is not None:
+                return again
 
         key = self._key(state)
         entry = self.table.get(key)

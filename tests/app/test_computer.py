@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+import games
 from app.config import Settings
 from app.main import create_app
 from app.manage import migrate
@@ -84,3 +85,19 @@ def test_levels_the_game_does_not_have_are_refused(scripted: TestClient) -> None
     body = {"game": "morris", "name": "Ann", "side": "first", "opponent": {"level": 9}}
     response = scripted.post("/api/matches", json=body)
     assert response.status_code == 422 and "level" in response.json()["detail"]
+
+
+def test_the_computer_is_told_the_match_s_earlier_positions(tmp_path: Path) -> None:
+    app = make_app(tmp_path, "first-legal")
+    cold = TestClient(app)  # no lifespan: the worker's turn is claimed by hand below
+    body = {"game": "bilsang", "name": "Ann", "side": "first", "opponent": {"level": 4}}
+    match_id = cold.post("/api/matches", json=body).json()["id"]
+    start = cold.get(f"/api/matches/{match_id}").json()["position"]
+    assert app.state.computer.claim() is None  # Ann moves first: nothing to think about
+    bilsang = games.get("bilsang")
+    move = bilsang.move_texts(bilsang.parse_position(start))[0]
+    after = cold.post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": 0}).json()
+    job = app.state.computer.claim()
+    assert job is not None and job.match_id == match_id
+    assert job.position == after["position"]
+    assert job.history == (start,)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import dataclasses
 import random
 
-from games.ai.eval_bilsang import LOST, BilsangEvaluation, extra_touches, proven_singles
+import pytest
+
+from games.ai import eval_bilsang
+from games.ai.eval_bilsang import CONTEMPT, LOST, BilsangEvaluation, extra_touches, proven_singles
 from games.ai.levels import Level, choose, level_for, search_depth
 from games.ai.search import best_move, is_forced_result
 from games.bilsang import GAME, BilsangState, Removal, Single
@@ -101,13 +104,64 @@ def test_a_same_line_block_is_scored_as_a_lost_buoy_and_searched_on() -> None:
     assert not evaluation.noisy(free) and evaluation.evaluate(free) > -LOST
 
 
-def test_fewer_pair_moves_score_worse_for_the_mover() -> None:
+def test_a_mover_with_one_or_two_pair_moves_is_searched_on() -> None:
     evaluation = BilsangEvaluation()
+    narrow = pos(NARROW)
+    assert len(GAME.legal_moves(narrow)) == 2
+    assert evaluation.noisy(narrow)
     start = GAME.initial(line=True, quiet=300)
     opened = GAME.play(start, "h 4,1+ 0,1-")
-    tight = pos("2 v 0 6 7 7 3,0;2,1;4,1;5,1;3,2;4,2;5,2 - line,quiet=300")
-    assert len(GAME.legal_moves(tight)) < len(GAME.legal_moves(opened))
-    assert evaluation.evaluate(tight) < evaluation.evaluate(opened)
+    assert len(GAME.legal_moves(opened)) > 2 and not evaluation.noisy(opened)
+    # with free pairs a mover is never short of pair moves in a big universe
+    assert not evaluation.noisy(GAME.play(GAME.initial(), "h 4,1+ 0,1-"))
+
+
+#: Player 1 to move along h. Only h 1,0+ 0,0- wins by force: it leaves player 2
+#: one or two pair moves, each of which lets player 1 block.
+NARROW_WIN = "1 h 0 6 7 0 0,0;1,0;0,1;1,1;1,2;0,3;1,3 - line,quiet=300"
+#: A mover with few pair moves (player 2 after the winning move above).
+NARROW = "2 v 0 6 7 1 -1,0;2,0;0,1;1,1;1,2;0,3;1,3 -1,0;2,0 line,quiet=300"
+
+
+def test_the_search_looks_through_narrow_replies_to_the_block_behind_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    state = pos(NARROW_WIN)
+    # a full five-ply search (no narrow-line extension) proves the win
+    monkeypatch.setattr(eval_bilsang, "EXTEND_PAIRS", 0)
+    full = best_move(GAME, state, BilsangEvaluation(), 5)
+    assert full is not None and is_forced_result(full.score) and full.score > 0
+    assert GAME.format_move(full.move) == "h 1,0+ 0,0-"
+    shallow = best_move(GAME, state, BilsangEvaluation(), 1)
+    assert shallow is not None and not is_forced_result(shallow.score)
+    # searching on through the opponent's few replies, one ply finds it too
+    monkeypatch.undo()
+    extended = best_move(GAME, state, BilsangEvaluation(), 1)
+    assert extended is not None and extended.score == full.score
+    assert GAME.format_move(extended.move) == "h 1,0+ 0,0-"
+
+
+def test_a_position_the_game_has_been_in_is_worse_for_the_searching_side() -> None:
+    state = GAME.play(GAME.play(GAME.initial(line=True, quiet=300), "h 4,1+ 0,1-"), "v 2,3+ 2,0-")
+    plain = BilsangEvaluation()
+    plain.prepare(state)
+    first = best_move(GAME, state, plain, 2)
+    assert first is not None
+    been = GAME.apply(state, first.move)
+    # The game was in that arrangement before (the quiet count does not matter).
+    earlier = dataclasses.replace(been, quiet=been.quiet - 4)
+    evaluation = BilsangEvaluation()
+    evaluation.prepare(state, [earlier])
+    assert plain.revisit(been) is None
+    # scored for player 2, to move there: player 1's search going back is player 2's gain
+    assert evaluation.revisit(been) == CONTEMPT
+    assert evaluation.revisit(state) is None
+    second = best_move(GAME, state, evaluation, 2)
+    assert second is not None and second.move != first.move
+    # and choose() hands the game's positions to the evaluation
+    history = [GAME.initial(line=True, quiet=300), earlier]
+    picked = choose(GAME, state, Level(2, 0.0), random.Random(1), history=history).move
+    assert GAME.apply(state, picked) != been
 
 
 def test_the_search_sees_who_the_removal_cascade_favours() -> None:
