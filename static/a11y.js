@@ -17,6 +17,7 @@
 
   let cursor = null;        // the point the cursor is on
   let boardFocused = false;  // put focus back on the board after a refresh
+  let byKeys = false;        // and show its ring only if the player got there by the keyboard
   let navCache = { text: null, nav: {} };
 
   function nav() {
@@ -73,7 +74,7 @@
       el.setAttribute("aria-label", labelOf(el));
     }
     const el = pointEl(cursor);
-    if (boardFocused && el && document.activeElement !== el) el.focus({ preventScroll: true, focusVisible: true });
+    if (boardFocused && el && document.activeElement !== el) el.focus({ preventScroll: true, focusVisible: byKeys });
   }
 
   function moveCursor(direction) {
@@ -91,6 +92,8 @@
     sync();
   }
 
+  // Before the board's own key handler, which stops the event.
+  document.addEventListener("keydown", () => { byKeys = true; }, true);
   document.addEventListener("keydown", (event) => {
     const el = event.target.closest && event.target.closest("svg.board [data-point]");
     if (!el || event.altKey || event.ctrlKey || event.metaKey) return;
@@ -125,6 +128,7 @@
   });
   // A click elsewhere means the player is somewhere else: refreshes must not pull focus back.
   document.addEventListener("pointerdown", (event) => {
+    byKeys = false;
     if (!(event.target.closest && event.target.closest("svg.board"))) boardFocused = false;
   });
 

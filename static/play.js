@@ -61,6 +61,7 @@
       const ghost = document.createElementNS("http://www.w3.org/2000/svg", "g");
       ghost.classList.add("preview");
       ghost.dataset.of = source;
+      ghost.dataset.at = c;
       ghost.setAttribute("transform", `translate(${to.dataset.x - from.dataset.x} ${to.dataset.y - from.dataset.y})`);
       for (const el of pieces(from)) ghost.appendChild(el.cloneNode(true));
       b.appendChild(ghost);
@@ -131,6 +132,9 @@
 
   // ------------------------------------------------------------------ taps, drags, keys
 
+  // A drag is a press on a shown piece, a move of the pointer, and a release: the press is
+  // the tap on the piece (made once the pointer has moved), the release the tap on the
+  // lit point under it. A press that is not a drag stays a plain tap (the click below).
   let drag = null;
   let swallowClick = false;
 
@@ -150,47 +154,100 @@
     return p.matrixTransform(svg.getScreenCTM().inverse());
   }
 
-  document.addEventListener("pointerdown", (event) => {
-    const point = event.target.closest && event.target.closest("svg.board [data-point]");
+  // What a press on a point would pick up: the pieces drawn there (its own, or the preview
+  // of a piece that got there by the taps so far), if the tree goes on from that tap.
+  function pickUp(point) {
     const root = tree();
-    if (!point || !root || posting || event.button !== 0) return;
     const name = point.dataset.point;
+    const b = board();
+    if (taps.length && taps[taps.length - 1] === name) {
+      // The piece being moved, shown here by the taps so far: a further drag goes on from it.
+      const node = nodeAt(taps);
+      const shown = b.querySelector(`.preview[data-at="${CSS.escape(name)}"]`);
+      const drawn = shown ? [shown] : pieces(point);
+      return node && node.next && drawn.length ? { drawn, again: false } : null;
+    }
     const node = nodeAt(taps);
-    const selectable = (node && node.next && node.next[name]) || (root.next && root.next[name]);
-    if (!selectable || !pieces(point).length) return;
-    drag = { name, point, start: svgPoint(board(), event), moved: false, ghost: null, id: event.pointerId };
+    const after = (node && node.next && node.next[name]) || (root.next && root.next[name]);
+    // A tap that ends a move (a Morris removal, say) is no piece to carry anywhere.
+    if (!after || !after.next || !pieces(point).length) return null;
+    return { drawn: pieces(point), again: true };
+  }
+
+  document.addEventListener("pointerdown", (event) => {
+    if (!event.isPrimary) return;  // a second finger carries nothing
+    if (drag) dropDrag();  // a release this page never saw (outside the window, say)
+    if (event.button !== 0 || posting || !tree()) return;
+    const point = event.target.closest && event.target.closest("svg.board [data-point]");
+    if (!point) return;
+    const picked = pickUp(point);
+    if (!picked) return;
+    drag = { name: point.dataset.point, start: svgPoint(board(), event), moved: false, ghost: null, id: event.pointerId, ...picked };
   });
+
+  function startDrag() {
+    drag.moved = true;
+    if (drag.again) tap(drag.name);
+    const b = board();
+    drag.ghost = document.createElementNS("http://www.w3.org/2000/svg", "g");
+    drag.ghost.classList.add("drag-ghost");
+    for (const el of drag.drawn) {
+      if (el.classList.contains("preview")) {
+        const copy = el.cloneNode(true);
+        copy.classList.remove("preview");
+        drag.ghost.appendChild(copy);
+      } else {
+        drag.ghost.appendChild(el.cloneNode(true));
+      }
+    }
+    b.appendChild(drag.ghost);
+    lift(true);
+  }
+
+  // The piece being carried is drawn faint where it was until it is dropped.
+  function lift(on) {
+    const b = board();
+    if (!b || !drag) return;
+    const shown = b.querySelector(`.preview[data-at="${CSS.escape(drag.name)}"]`);
+    if (shown) shown.classList.toggle("carried", on);
+    else { const el = pointEl(drag.name); if (el) el.classList.toggle("lifted", on); }
+  }
 
   document.addEventListener("pointermove", (event) => {
     if (!drag || event.pointerId !== drag.id) return;
     const b = board();
+    if (!b) return;
     const at = svgPoint(b, event);
     const dx = at.x - drag.start.x, dy = at.y - drag.start.y;
     if (!drag.moved) {
       if (Math.hypot(dx, dy) < 0.2) return;
-      drag.moved = true;
-      if (taps[taps.length - 1] !== drag.name) tap(drag.name);
-      drag.ghost = document.createElementNS("http://www.w3.org/2000/svg", "g");
-      drag.ghost.classList.add("drag-ghost");
-      for (const el of pieces(drag.point)) drag.ghost.appendChild(el.cloneNode(true));
-      b.appendChild(drag.ghost);
-      drag.point.classList.add("lifted");
+      startDrag();
     }
+    // A refresh may have replaced the board under the drag: carry the piece on the new one.
+    if (!drag.ghost.isConnected) { b.appendChild(drag.ghost); lift(true); }
     drag.ghost.setAttribute("transform", `translate(${dx} ${dy})`);
   });
 
-  function endDrag(event) {
-    if (!drag || event.pointerId !== drag.id) return;
+  // Whatever a drag drew goes; the taps stay as they are. Whether the pointer had moved.
+  function letGo() {
     const moved = drag.moved;
     if (drag.ghost) drag.ghost.remove();
-    if (drag.point.isConnected) drag.point.classList.remove("lifted");
+    lift(false);
     drag = null;
-    if (!moved) return;
-    // The click that ends a drag is not a tap of its own.
+    return moved;
+  }
+  function dropDrag() { if (letGo()) render(); }
+
+  function endDrag(event) {
+    if (!drag || event.pointerId !== drag.id) return;
+    if (!letGo()) return;  // a press and a release in place: the click that follows is the tap
+    // The click that ends a drag (a mouse dropped back on the same point) is not a tap of its own.
     swallowClick = true;
     setTimeout(() => { swallowClick = false; }, 0);
-    const under = document.elementFromPoint(event.clientX, event.clientY);
+    const under = event.type === "pointerup" ? document.elementFromPoint(event.clientX, event.clientY) : null;
     const target = under && under.closest("svg.board [data-point]");
+    // Dropped on a lit point: that tap. Anywhere else, or a drag the browser cancelled: the
+    // piece goes back and stays selected.
     if (target && target.classList.contains("target")) tap(target.dataset.point);
     else render();
   }

@@ -5,7 +5,9 @@ offers in the banner, the rematch, sounds and the tab title. 1280×800 and 390×
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import httpx
@@ -236,37 +238,133 @@ def test_a_tap_lights_its_targets_at_once_with_no_request(server: LiveServer, br
     ctx.close()
 
 
-@pytest.mark.xfail(
-    reason="since the wave-2 merge a drag no longer plays its move (issue 14 stays open for it)",
-    strict=False,
-)
+def centre(page: Page, point: str) -> tuple[float, float]:
+    box = page.locator(f'#live [data-point="{point}"]').bounding_box()
+    assert box is not None, point
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def mouse_drag(page: Page, start: str, end: str, shot: Path | None = None) -> None:
+    page.mouse.move(*centre(page, start))
+    page.mouse.down()
+    page.mouse.move(*centre(page, end), steps=6)
+    if shot is not None:
+        page.screenshot(path=str(shot))
+    page.mouse.up()
+
+
+def point_classes(page: Page) -> dict[str, list[str]]:
+    """The board's selected and lit points, and whether anything is still being carried."""
+    return page.evaluate(
+        """() => ({
+            chosen: [...document.querySelectorAll('#live .point.chosen')].map(p => p.dataset.point),
+            target: [...document.querySelectorAll('#live .point.target')].map(p => p.dataset.point).sort(),
+            carried: [...document.querySelectorAll('#live .drag-ghost, #live .lifted, #live .carried')]
+                .map(el => el.getAttribute('class')),
+        })"""
+    )
+
+
+#: The moves of BASHNI_WHITE (by index) whose further jumps are tapped; the others' are dragged.
+JUMPS_BY_TAPS = {9}
+
+
 def test_a_whole_game_by_drag_and_drop(computer_server: LiveServer, browser, shots: Path) -> None:
     ctx = context(browser, computer_server, "desktop", "en")
     page = ctx.new_page()
     page.goto(computer_server.url + "/")
-    page.select_option("select[name=game]", "bashni")
-    page.fill("form.stack input[name=name]", "Dana")
-    page.check("input[name=side][value=first]")
-    page.select_option("select[name=opponent]", "easy")
-    page.click("form.stack button[type=submit]")
+    form = page.locator("#computer form")
+    form.locator("select[name=game]").select_option("bashni")
+    form.locator("input[name=name]").fill("Dana")
+    form.locator("input[name=side][value=first]").check()
+    form.locator("select[name=opponent]").select_option("easy")
+    form.locator("button[type=submit]").click()
+    expect(page.locator(".player-top")).to_contain_text("Computer (level 1)")
+    # Dropped on a point that is not lit: the piece goes back and stays selected.
+    wait_for_ply(page, 0)
+    mouse_drag(page, "e3", "e5")
+    assert point_classes(page) == {"chosen": ["e3"], "target": ["d4", "f4"], "carried": []}
     bashni = games.get("bashni")
+    further = {"tapped": 0, "dragged": 0}
     for i, text in enumerate(BASHNI_WHITE):
         wait_for_ply(page, 2 * i, timeout=15000)
         state = bashni.parse_position(page.locator("svg.board").get_attribute("data-position"))
         points = bashni.clicks(bashni.parse_move(state, text))
-        # Drag the piece from its square to the first landing; further jumps are taps.
-        start = page.locator(f'#live [data-point="{points[0]}"]').bounding_box()
-        end = page.locator(f'#live [data-point="{points[1]}"]').bounding_box()
-        page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
-        page.mouse.down()
-        page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=6)
-        if i == 4:
-            page.screenshot(path=str(shots / "dragging.png"))
-        page.mouse.up()
-        for point in points[2:]:
-            page.locator(f'#live [data-point="{point}"].target').click()
+        shot = shots / "dragging.png" if i == 4 else None
+        mouse_drag(page, points[0], points[1], shot)
+        for before, point in pairwise(points[1:]):
+            expect(page.locator(f'#live [data-point="{point}"]')).to_have_class(re.compile(r"\btarget\b"))
+            if i in JUMPS_BY_TAPS:
+                page.locator(f'#live [data-point="{point}"].target').click()
+                further["tapped"] += 1
+            else:  # the piece is shown at the landing it reached: dragged on from there
+                mouse_drag(page, before, point, shots / "dragging-on.png")
+                further["dragged"] += 1
+    assert further["tapped"] >= 1 and further["dragged"] >= 1, further
     expect(page.locator(".banner.result")).to_contain_text("Dana wins", timeout=15000)
     page.screenshot(path=str(shots / "won.png"))
+    ctx.close()
+
+
+def touch(cdp, kind: str, at: tuple[float, float] | None = None) -> None:
+    points = [] if at is None else [{"x": at[0], "y": at[1]}]
+    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+
+def touch_drag(page: Page, cdp, start: str, end: str) -> None:
+    """A finger on ``start``, slid to ``end`` in small steps, lifted: Chromium's own touch input."""
+    (x0, y0), (x1, y1) = centre(page, start), centre(page, end)
+    touch(cdp, "touchStart", (x0, y0))
+    for step in range(1, 9):
+        touch(cdp, "touchMove", (x0 + (x1 - x0) * step / 8, y0 + (y1 - y0) * step / 8))
+    touch(cdp, "touchEnd")
+
+
+def test_a_move_dragged_by_touch_on_a_phone(server: LiveServer, browser, shots: Path) -> None:
+    match_id, alice_token, _bob = api_game(server, "bashni", [])
+    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    ctx.add_cookies(
+        [
+            {"name": LANG_COOKIE, "value": "en", "url": server.url},
+            {"name": PLAYER_COOKIE, "value": alice_token, "url": server.url},
+        ]
+    )
+    page = ctx.new_page()
+    page.goto(f"{server.url}/matches/{match_id}")
+    expect(page.locator("#live")).to_have_class("live status-playing my-turn")
+    page.evaluate(
+        """() => {
+            window.__pointers = [];
+            document.addEventListener('pointerdown', (e) => window.__pointers.push(e.pointerType), true);
+            window.__scrolled = 0;
+            window.addEventListener('scroll', () => { window.__scrolled += 1; });
+        }"""
+    )
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    cdp = ctx.new_cdp_session(page)
+
+    # A tap with the finger (down and up in place) selects, as a click does.
+    at = centre(page, "c3")
+    touch(cdp, "touchStart", at)
+    touch(cdp, "touchEnd")
+    expect(page.locator('#live [data-point="c3"]')).to_have_class(re.compile(r"\bchosen\b"))
+    assert point_classes(page) == {"chosen": ["c3"], "target": ["b4", "d4"], "carried": []}
+    # Slid onto a point that is not lit: the piece goes back and stays selected.
+    touch_drag(page, cdp, "c3", "c5")
+    assert point_classes(page) == {"chosen": ["c3"], "target": ["b4", "d4"], "carried": []}
+    assert [url for url in requests if url.endswith("/click")] == []
+    # Another piece slid onto one of its lit points: the move is played, posted once.
+    touch_drag(page, cdp, "e3", "f4")
+    wait_for_ply(page, 1)
+    expect(page.locator(".move-list .mv").last).to_have_text("e3-f4")
+    assert [url for url in requests if url.endswith("/click")] == [f"{server.url}/matches/{match_id}/click"]
+    assert page.evaluate("window.__pointers") == ["touch"] * 3
+    assert page.evaluate("window.__scrolled") == 0  # the finger moved the piece, not the page
+    # The keyboard's focus ring is for keyboard players: none on the board after a finger.
+    assert page.evaluate("document.querySelector('#live .point:focus-visible')") is None
+    no_sideways_scroll(page)
+    page.screenshot(path=str(shots / "dragged-by-touch.png"))
     ctx.close()
 
 
