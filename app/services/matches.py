@@ -231,7 +231,8 @@ def my_row(match: Match, token_hash: str, moment: datetime) -> dict[str, Any]:
     """One line of "My games" (and of ``GET /api/me/matches``)."""
     seat = seat_of(match, token_hash)
     assert seat is not None
-    opponent = next((s.name for s in match.seats if s.side != seat.side), None)
+    other = next((s for s in match.seats if s.side != seat.side), None)
+    opponent = other.name if other is not None else None
     control = time_control_of(match)
     mine = your_move(match, token_hash)
     due = aware(match.deadline) if match.deadline is not None and match.status == "playing" else None
@@ -250,6 +251,8 @@ def my_row(match: Match, token_hash: str, moment: datetime) -> dict[str, Any]:
         "left_ms": max(0, int((due - moment).total_seconds() * 1000)) if due else None,
         "_deadline": due,
         "_updated": updated,
+        # The page names a computer seat in the reader's language (the API keeps its name).
+        "_opponent_seat": other,
     }
 
 

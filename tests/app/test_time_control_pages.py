@@ -125,3 +125,15 @@ def test_my_games_says_an_aborted_match_was_aborted_not_drawn(alice: TestClient,
     assert "Aborted" in row and "Draw" not in row
     spanish = alice.get("/games", headers={**HTML, "accept-language": "es"}).text
     assert "Anulada" in spanish.split(f'data-match="{match_id}"')[1].split("</li>")[0]
+
+
+def test_my_games_names_the_computer_in_the_readers_language(alice: TestClient) -> None:
+    created = alice.post(
+        "/api/matches", json={"game": "bashni", "name": "Alice", "side": "first", "opponent": {"level": 3}}
+    )
+    assert created.status_code == 201, created.text
+    assert "against Computer (level 3)" in alice.get("/games", headers=HTML).text
+    spanish = alice.get("/games", headers={**HTML, "accept-language": "es"}).text
+    assert "Computer" not in spanish and "contra " in spanish
+    # The API keeps the seat's own name, as it always has.
+    assert "_opponent_seat" not in alice.get("/api/me/matches").text
