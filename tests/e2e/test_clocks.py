@@ -31,8 +31,9 @@ def create_timed(
     page.check(f"input[name=side][value={side}]")
     open_options(page)
     page.select_option("#friend select[name=time_control]", choice)
-    page.fill("#friend input[name=initial_minutes]", minutes)
-    page.fill("#friend input[name=increment_seconds]", "0")
+    if choice == "rt:custom":
+        page.fill("#friend input[name=initial_minutes]", minutes)
+        page.fill("#friend input[name=increment_seconds]", "0")
     page.click("form.stack button[type=submit]")
     expect(page.locator("#invite-url")).to_be_visible()
     return page.input_value("#invite-url")

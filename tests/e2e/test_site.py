@@ -119,6 +119,24 @@ def test_the_three_ways_to_start_are_in_the_first_viewport(
     context.close()
 
 
+def test_the_form_shows_only_the_options_that_apply(browser: Browser, site: dict[str, Any]) -> None:
+    context = new_context(browser, site, "phone", "en")
+    page = context.new_page()
+    page.goto(site["url"] + "/")
+    form = page.locator("#friend")
+    form.locator("details.more-options summary").click()
+    custom, rules = form.locator(".time-control-custom"), form.locator(".bilsang-rules")
+    form.locator("select[name=time_control]").select_option("")
+    form.locator("select[name=game]").select_option("morris")
+    expect(custom).to_be_hidden()
+    expect(rules).to_be_hidden()
+    form.locator("select[name=time_control]").select_option("rt:custom")
+    expect(custom).to_be_visible()
+    form.locator("select[name=game]").select_option("bilsang")
+    expect(rules).to_be_visible()
+    context.close()
+
+
 def test_play_the_computer_from_the_home_page(browser: Browser, site: dict[str, Any]) -> None:
     context = new_context(browser, site, "phone", "es")
     page = context.new_page()
