@@ -50,6 +50,19 @@ INACCURACY = 10.0
 BLUNDER = 25.0
 #: Seconds of search per position at most (the strongest level is far quicker).
 POSITION_SECONDS = 6.0
+#: A review of any length should be done in about this long with the worker processes: a long
+#: game's positions share it (the search then reports its last finished depth), never below
+#: MIN_POSITION_SECONDS each. Bilsang's strongest level needs ~1 s a position, so a 100-ply
+#: review took 62 s before the budget (docs/benchmarks.md).
+REVIEW_SECONDS = 45.0
+MIN_POSITION_SECONDS = 0.4
+
+
+def position_seconds(positions: int, processes: int) -> float:
+    """The search time of each position of a review of ``positions`` positions."""
+    share = REVIEW_SECONDS * max(1, processes) / max(1, positions)
+    return max(MIN_POSITION_SECONDS, min(POSITION_SECONDS, share))
+
 
 MARK_LABELS = {"inaccuracy": N_("inaccuracy"), "blunder": N_("blunder")}
 
@@ -65,11 +78,13 @@ def _lower_priority() -> None:
         os.nice(10)
 
 
-def analyse_position(game: str, position: str, history: tuple[str, ...]) -> dict[str, Any]:
+def analyse_position(
+    game: str, position: str, history: tuple[str, ...], seconds: float = POSITION_SECONDS
+) -> dict[str, Any]:
     """Runs in a worker process."""
     from games.ai.analysis import analyse
 
-    return analyse(game, position, history, time_limit=POSITION_SECONDS)
+    return analyse(game, position, history, time_limit=seconds)
 
 
 def mark_plies(
@@ -266,15 +281,16 @@ class ReviewWorker(JobWorker[ReviewJob]):
     async def _analyse(self, job: ReviewJob) -> None:
         loop = asyncio.get_running_loop()
         futures: dict[asyncio.Future[dict[str, Any]], int] = {}
+        seconds = position_seconds(len(job.missing), self.processes)
         for index in job.missing:
             history = job.positions[:index]
             if self._pool is not None:
                 future = loop.run_in_executor(
-                    self._pool, analyse_position, job.game, job.positions[index], history
+                    self._pool, analyse_position, job.game, job.positions[index], history, seconds
                 )
             else:
                 future = asyncio.ensure_future(
-                    asyncio.to_thread(analyse_position, job.game, job.positions[index], history)
+                    asyncio.to_thread(analyse_position, job.game, job.positions[index], history, seconds)
                 )
             futures[future] = index
         pending = set(futures)

@@ -11,7 +11,16 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.models import Review
-from app.review import BLUNDER, INACCURACY, ReviewWorker, mark_plies
+from app.review import (
+    BLUNDER,
+    INACCURACY,
+    MIN_POSITION_SECONDS,
+    POSITION_SECONDS,
+    REVIEW_SECONDS,
+    ReviewWorker,
+    mark_plies,
+    position_seconds,
+)
 from app.services.records import line_of_record
 from tests.app.helpers import play, started
 
@@ -145,3 +154,12 @@ def test_a_crashed_workers_review_is_taken_over_after_its_lease(app: FastAPI) ->
     assert retaken.missing == (1, 2, 3, 4)
     with app.state.sessions() as db:
         assert json.loads(db.get(Review, job.key).results)[0]["best"] == "x"
+
+
+def test_a_long_game_shares_the_review_budget_between_its_positions() -> None:
+    # A short game gets the full search at every position; a long one stays within budget.
+    assert position_seconds(10, 2) == POSITION_SECONDS
+    long = position_seconds(101, 2)
+    assert long < POSITION_SECONDS and 101 * long / 2 <= REVIEW_SECONDS + 1e-9
+    assert position_seconds(100_000, 2) == MIN_POSITION_SECONDS
+    assert position_seconds(101, 4) > long  # more processes, more time for each position
