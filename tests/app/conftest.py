@@ -1,16 +1,20 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
 from app.manage import migrate
+from tests.live import free_port
 
 
 def database_url(tmp_path: Path) -> str:
@@ -53,3 +57,20 @@ def bob(app: FastAPI, alice: TestClient) -> TestClient:
 @pytest.fixture
 def carol(app: FastAPI, alice: TestClient) -> TestClient:
     return TestClient(app)
+
+
+@pytest.fixture
+def app_in_thread(tmp_path: Path) -> Iterator[tuple[str, FastAPI]]:
+    """The app in a uvicorn thread of this process, so that its functions can be watched."""
+    url = database_url(tmp_path)
+    migrate(url)
+    application = create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
+    config = uvicorn.Config(application, host="127.0.0.1", port=free_port(), log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{server.config.port}", application
+    server.should_exit = True
+    thread.join(timeout=10)

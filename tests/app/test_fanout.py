@@ -6,24 +6,16 @@ import asyncio
 import re
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI, Request
 from fastapi.testclient import TestClient
 
 import app.routes.events as events_route
 import games
-from app.config import Settings
 from app.fanout import Shared, sse_message
-from app.main import create_app
-from app.manage import migrate
-from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN, play, started
-from tests.live import free_port
 
 
 def test_shared_results_are_computed_once_and_failures_are_not_kept() -> None:
@@ -59,23 +51,6 @@ def test_an_sse_message_gives_every_line_its_own_data_field() -> None:
     assert sse_message("live", 7, "<a>\n<b>") == b"id: 7\nevent: live\ndata: <a>\ndata: <b>\n\n"
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, FastAPI]]:
-    """The app in a uvicorn thread of this process, so that its functions can be watched."""
-    url = database_url(tmp_path)
-    migrate(url)
-    application = create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
-    config = uvicorn.Config(application, host="127.0.0.1", port=free_port(), log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{server.config.port}", application
-    server.should_exit = True
-    thread.join(timeout=10)
-
-
 def stream_events(url: str, client: httpx.Client, found: list[tuple[str, int, str]], wanted: int) -> None:
     """Collect (event, id, data) until ``wanted`` events of each kind it gets (or 10 s)."""
     with client.stream("GET", url, timeout=10) as response:
@@ -99,9 +74,9 @@ def stream_events(url: str, client: httpx.Client, found: list[tuple[str, int, st
 
 
 def test_thirty_spectators_cost_one_render_per_version_and_players_get_none(
-    served: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+    app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base, _application = served
+    base, _application = app_in_thread
     renders: list[str] = []
     real = events_route.spectator_view
 

@@ -5,46 +5,22 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.main import create_app
-from app.manage import migrate
 from app.services.matches import MatchService
-from tests.app.conftest import database_url
 from tests.app.helpers import started
 from tests.app.test_deadlines import started_timed
 from tests.app.test_fanout import stream_events
-from tests.live import free_port
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, FastAPI]]:
-    url = database_url(tmp_path)
-    migrate(url)
-    application = create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
-    config = uvicorn.Config(application, host="127.0.0.1", port=free_port(), log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{server.config.port}", application
-    server.should_exit = True
-    thread.join(timeout=10)
 
 
 def test_a_move_s_event_is_sent_from_what_the_move_committed(
-    served: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+    app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base, _application = served
+    base, _application = app_in_thread
     reads: list[str] = []
     real = MatchService.version_of
 
