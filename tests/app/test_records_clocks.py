@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +22,10 @@ from app.services.records import RecordService, match_record, record_state
 from games import records
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
+from tests.app.test_time_controls import FakeClock
 
-T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
 ALICE, BOB = "a" * 64, "b" * 64
 SITE = "https://tablero.example/matches/x"
-
-
-@dataclass
-class FakeClock:
-    moment: datetime = T0
-
-    def __call__(self) -> datetime:
-        return self.moment
-
-    def advance(self, **delta: float) -> None:
-        self.moment += timedelta(**delta)
 
 
 @dataclass
