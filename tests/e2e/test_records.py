@@ -25,17 +25,7 @@ def test_export_import_step_and_play_from_ply_10(
     alice, bob, carol = alice_ctx.new_page(), bob_ctx.new_page(), carol_ctx.new_page()
 
     # Alice and Bob play a whole Bashni game (through the JSON API, with their cookies).
-    created = alice.request.post(
-        server.url + "/api/matches", data={"game": "bashni", "name": "Alice", "side": "first"}
-    )
-    match_id = created.json()["id"]
-    assert bob.request.post(server.url + f"/api/matches/{match_id}/join", data={"name": "Bob"}).ok
-    for ply, move in enumerate(BASHNI_WIN):
-        player = alice if ply % 2 == 0 else bob
-        answer = player.request.post(
-            server.url + f"/api/matches/{match_id}/moves", data={"move": move, "ply": ply}
-        )
-        assert answer.ok, answer.text()
+    match_id = play_bashni_win(server, alice, bob)
 
     # Export from the match page.
     alice.goto(f"{server.url}/matches/{match_id}")
