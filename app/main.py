@@ -110,7 +110,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         clock=clock or now,
     )
     matches.wake_computer = computer.wake
-    matches.publish_untimed = broker.publish  # an untimed move sets no deadline to sweep for
+    if isinstance(broker, PgBroker):
+        matches.notify_in_transaction = broker.notify
+    tell = broker.local.publish if isinstance(broker, PgBroker) else broker.publish
+
+    def publish_move(match_id: str, version: int, timed: bool) -> None:
+        tell(match_id, version)
+        if timed and deadlines is not None:
+            deadlines.wake()  # an untimed move sets no deadline to sweep for
+
+    matches.publish_move = publish_move
     events.shared(app)  # made now: the move threads fill it
     matches.on_played = lambda match_id, played: events.remember_move(app, match_id, played)
     app.state.matches = matches

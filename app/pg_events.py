@@ -6,6 +6,9 @@
   ``NOTIFY tablero_match, 'match_id:version'`` on a pooled connection of the app's engine
   (safe from any thread). A failure to notify is logged, never raised: the move is already
   committed, and the listeners' resynchronisation below catches the others up.
+- ``notify(conn, match_id, version)`` sends the same NOTIFY inside the caller's own
+  transaction instead (a move's: it then reaches the others at its commit, and not at all
+  if it rolls back); the caller tells this process's subscribers through ``local``.
 - one listener thread per process holds its own autocommit psycopg connection doing
   ``LISTEN tablero_match`` and hands every notification to a local ``Broker``, whose
   subscribers (the SSE streams of this process) are served by the existing code. The thread
@@ -34,7 +37,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import psycopg
-from sqlalchemy import Engine, text
+from sqlalchemy import Connection, Engine, text
 
 from app.events import Broker
 from app.models import Match
@@ -42,6 +45,7 @@ from app.models import Match
 log = logging.getLogger(__name__)
 
 CHANNEL = "tablero_match"
+NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
 def encode(match_id: str, version: int) -> str:
@@ -100,13 +104,16 @@ class PgBroker:
         self.local.publish(match_id, version)
         try:
             with self.engine.connect() as conn:
-                conn.execute(
-                    text("SELECT pg_notify(:channel, :payload)"),
-                    {"channel": CHANNEL, "payload": encode(match_id, version)},
-                )
+                conn.execute(NOTIFY, {"channel": CHANNEL, "payload": encode(match_id, version)})
                 conn.commit()
         except Exception:
             log.warning("could not NOTIFY match %s at version %s", match_id, version, exc_info=True)
+
+    def notify(self, conn: Connection, match_id: str, version: int) -> None:
+        """Send the NOTIFY of ``(match_id, version)`` in ``conn``'s transaction: PostgreSQL
+        delivers it to every listener when that transaction commits, and drops it if it
+        rolls back. The caller then tells this process's own subscribers (``local``)."""
+        conn.execute(NOTIFY, {"channel": CHANNEL, "payload": encode(match_id, version)})
 
     def spectators(self, match_id: str) -> int:
         """Event streams on ``match_id`` without a seat, in this process only."""

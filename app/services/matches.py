@@ -509,9 +509,17 @@ class MatchService:
         self.clock = clock
         #: Pokes this process's computer worker after a change that gives it the move.
         self.wake_computer = wake_computer
-        #: Publishes a move of an untimed match, which cannot bring a deadline closer:
-        #: the app sets one that does not wake the deadline worker.
-        self.publish_untimed = publish
+        #: Publishes a move after its commit, told whether its match is timed: the app
+        #: wakes the deadline worker only for a timed one (an untimed move cannot bring a
+        #: deadline closer), and tells only this process when ``notify_in_transaction``
+        #: has already told the others.
+        self.publish_move: Callable[[str, int, bool], None] = lambda match_id, version, _timed: publish(
+            match_id, version
+        )
+        #: On PostgreSQL: tells the other processes of a move from inside the move's own
+        #: transaction (a NOTIFY is delivered at commit and never after a rollback), so a
+        #: move needs no second connection and transaction of its own to announce it.
+        self.notify_in_transaction: Callable[[Connection, str, int], None] | None = None
         #: Told of every accepted move after its commit and before it is published, so
         #: that the event streams learn the new state without reading it back.
         self.on_played: Callable[[str, Played], None] = lambda _match_id, _played: None
@@ -868,6 +876,8 @@ class MatchService:
                 for hook in self.finish_hooks:
                     hook(db, match)
                 db.flush()
+        if self.notify_in_transaction is not None:
+            self.notify_in_transaction(conn, row.id, changes["version"])
         values = {**row._mapping, **changes}
         return Played(
             state=answer(values, to_move, locked.seats, moment),
@@ -889,9 +899,9 @@ class MatchService:
     def _played(self, match_id: str, played: Played) -> None:
         """After a move's commit: the streams' cache, then every subscriber and the computer."""
         self.on_played(match_id, played)
-        if not played.timed:
-            self.publish_untimed(match_id, played.version)
-        self._after(match_id, played.version, played.computer_to_move, publish=played.timed)
+        self.publish_move(match_id, played.version, played.timed)
+        if played.computer_to_move:
+            self.wake_computer()
 
     def _after(self, match_id: str, version: int, computer_to_move: bool, publish: bool = True) -> None:
         """After a commit: tell every subscriber, and the computer if it is to move."""

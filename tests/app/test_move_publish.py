@@ -3,14 +3,18 @@ only a move that can change a deadline wakes the deadline worker."""
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 
 import httpx
+import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
+from app.pg_events import CHANNEL
 from app.services.matches import MatchService
 from tests.app.helpers import started
 from tests.app.test_deadlines import started_timed
@@ -66,3 +70,32 @@ def test_only_a_timed_match_s_move_wakes_the_deadline_worker(
     assert wakes == []
     started_timed(alice, bob)  # two moves of a timed match
     assert len(wakes) >= 2
+
+
+@pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"), reason="the NOTIFY path needs PostgreSQL")
+def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transaction(
+    app: FastAPI, alice: TestClient, bob: TestClient
+) -> None:
+    match_id = started(alice, bob)
+    engine = app.state.engine
+    url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    listener = psycopg.connect(url, autocommit=True)
+    listener.execute(f"LISTEN {CHANNEL}")
+    checkouts: list[int] = []
+
+    def counted(*_args: object) -> None:
+        checkouts.append(1)
+
+    event.listen(engine, "checkout", counted)
+    try:
+        played = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0})
+        refused = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d2", "ply": 1})
+    finally:
+        event.remove(engine, "checkout", counted)
+    assert played.status_code == 200 and refused.status_code == 409
+    heard = [n.payload for n in listener.notifies(timeout=1.0, stop_after=2)]
+    listener.close()
+    # One connection per move: the NOTIFY went with the move's own commit (a second
+    # connection and transaction per move before), and the refused move sent none.
+    assert len(checkouts) == 2
+    assert heard == [f"{match_id}:{played.json()['version']}"]
