@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -38,7 +39,7 @@ from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
 from app.services.records import RecordService
 from app.texts import N_
-from app.web import localized, page_context, templates
+from app.web import localized, page_context, templates, warm_up
 from games.base import GameError
 
 #: Seconds a client is asked to wait when the database cannot serve (503).
@@ -57,6 +58,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(warm_up)
         async with listening(app.state.broker):
             await app.state.computer.start()
             await app.state.deadlines.start()

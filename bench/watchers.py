@@ -175,6 +175,8 @@ async def bench(args: argparse.Namespace, server: Server, pids: list[int]) -> di
         "delay_p50_ms": round(percentile(delays, 0.5), 1),
         "delay_p99_ms": round(percentile(delays, 0.99), 1),
         "last_watcher_median_ms": round(percentile(last, 0.5), 1),
+        # per move, in order: which moves make the tail
+        "last_from_send_ms": [round(t, 1) for t in last_from_send],
         "last_watcher_max_ms": round(max(last), 1) if last else None,
         # From sending the move instead: an upper bound that includes playing it; the 200
         # itself can come after the events, queued behind them on the server's loop.
