@@ -22,7 +22,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db import READ_ONLY
+from app.db import reading
 from app.models import Match
 from app.services.matches import MatchService, aware, now
 from app.work_queue import QueueWorker, claimable
@@ -62,7 +62,7 @@ class DeadlineWorker(QueueWorker):
         and the earliest deadline it saw (``None``: no timed match is running)."""
         moment = self.clock()
         # The cheap look first, without the writer lock on SQLite; most sweeps end here.
-        with self.matches.engine.connect().execution_options(**READ_ONLY) as conn:
+        with reading(self.matches.engine) as conn:
             earliest = conn.execute(select(func.min(Match.deadline))).scalar()
         if earliest is None or aware(earliest) > moment:
             return 0, aware(earliest) if earliest is not None else None

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
 from app import fairness
-from app.db import READ_ONLY
+from app.db import reading
 from app.models import Match, MoveRecord, Seat
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
@@ -559,7 +559,7 @@ class MatchService:
 
     def version_of(self, match_id: str) -> tuple[int, int, str]:
         """(version, ply, status): all an event stream needs, in one cheap read."""
-        with self.engine.connect().execution_options(**READ_ONLY) as conn:
+        with reading(self.engine) as conn:
             row = conn.execute(READ_VERSION, {"match_id": match_id}).first()
         if row is None:
             raise NotFound(f"there is no match {match_id!r}")
@@ -567,7 +567,7 @@ class MatchService:
 
     def legal(self, match_id: str) -> dict[str, Any]:
         """``{"ply", "moves"}``: the legal moves in notation (none unless playing), one row read."""
-        with self.engine.connect().execution_options(**READ_ONLY) as conn:
+        with reading(self.engine) as conn:
             row = conn.execute(READ_FOR_LEGAL, {"match_id": match_id}).first()
         if row is None:
             raise NotFound(f"there is no match {match_id!r}")
@@ -582,7 +582,7 @@ class MatchService:
 
     def seat_id_of(self, match_id: str, token_hash: str | None) -> int | None:
         """The id of the seat the browser holding ``token_hash`` has, if any (404 if no match)."""
-        with self.engine.connect().execution_options(**READ_ONLY) as conn:
+        with reading(self.engine) as conn:
             rows = conn.execute(READ_SEATS, {"match_id": match_id}).all()
         if not rows:
             raise NotFound(f"there is no match {match_id!r}")
