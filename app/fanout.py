@@ -63,17 +63,21 @@ class Shared(Generic[T]):
                 local = entry.local[loop] = asyncio.wrap_future(future)
         return await asyncio.shield(local)
 
-    def put(self, key: Hashable, value: T) -> None:
-        """Keep ``value`` as the result for ``key`` without computing it (a change knows
-        the state it has just made); a result already there or under way is kept."""
-        known: concurrent.futures.Future[T] = concurrent.futures.Future()
-        known.set_result(value)
+    def reserve(self, key: Hashable) -> concurrent.futures.Future[T]:
+        """A future the caller resolves itself, kept as the result for ``key``: callers of
+        ``get`` meanwhile wait for it instead of computing. A change reserves the state it
+        is making before its commit and sets it after; if it fails, the failure is
+        forgotten like any other. A result already there or under way is kept (the
+        future returned then goes nowhere)."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
         with self._lock:
             if key in self._results:
-                return
-            self._results[key] = _Entry(known)
+                return future
+            self._results[key] = _Entry(future)
             while len(self._results) > self.size:
                 self._results.popitem(last=False)
+        future.add_done_callback(lambda done: self._forget_failure(key, done))
+        return future
 
     def _forget_failure(self, key: Hashable, done: concurrent.futures.Future[T]) -> None:
         # Nobody keeps a failure (a match not found, a database hiccup): ask again next time.

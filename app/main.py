@@ -123,7 +123,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
 
     matches.publish_move = publish_move
     events.shared(app)  # made now: the move threads fill it
-    matches.on_played = lambda match_id, played: events.remember_move(app, match_id, played)
+    matches.on_playing = lambda match_id, version: events.reserve_move(app, match_id, version)
     app.state.matches = matches
     app.state.computer = computer
     app.state.deadlines = deadlines

@@ -7,7 +7,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Literal
 
 from fastapi import APIRouter, FastAPI, Request
@@ -40,12 +40,25 @@ def shared(app: FastAPI) -> Shared[object]:
     return found
 
 
-def remember_move(app: FastAPI, match_id: str, played: Played) -> None:
-    """The ``changed`` event of a move's version, from the state the move committed:
+def reserve_move(app: FastAPI, match_id: str, version: int) -> Callable[[Played | None], None]:
+    """The ``changed`` event of the version a move is making, from the state it commits:
     the streams of this process then send it without reading the match back.
-    Called from the move's worker thread, before the move is published."""
-    state = played.state
-    shared(app).put(("state", match_id, played.version), (played.version, state["ply"], state["status"]))
+
+    Called in the move's transaction, before its commit: on PostgreSQL the commit
+    delivers the move's NOTIFY, and this process's listener may wake the streams before
+    the move's thread goes on; they then wait for the state instead of reading it. The
+    function returned is called after the transaction with the move, or ``None`` if it
+    rolled back (the entry is then forgotten).
+    """
+    future = shared(app).reserve(("state", match_id, version))
+
+    def settle(played: Played | None) -> None:
+        if played is None:
+            future.set_exception(RuntimeError(f"the move to version {version} was rolled back"))
+        else:
+            future.set_result((played.version, played.state["ply"], played.state["status"]))
+
+    return settle
 
 
 def spectator_view(request: Request, match_id: str, lang: str) -> bytes:

@@ -496,6 +496,10 @@ def settle_turn(match: Match, at: datetime | None) -> None:
         match.ai_claimed_until = None
 
 
+def _unobserved(_match_id: str, _version: int) -> Callable[[Played | None], None]:
+    return lambda _played: None
+
+
 class MatchService:
     def __init__(
         self,
@@ -520,9 +524,11 @@ class MatchService:
         #: transaction (a NOTIFY is delivered at commit and never after a rollback), so a
         #: move needs no second connection and transaction of its own to announce it.
         self.notify_in_transaction: Callable[[Connection, str, int], None] | None = None
-        #: Told of every accepted move after its commit and before it is published, so
-        #: that the event streams learn the new state without reading it back.
-        self.on_played: Callable[[str, Played], None] = lambda _match_id, _played: None
+        #: Told in a move's transaction, just before its commit, of the version it makes;
+        #: what it returns is called after the transaction with the move (``None``: rolled
+        #: back). The event streams learn the new state this way without reading it back,
+        #: even when the commit's own NOTIFY wakes them first.
+        self.on_playing: Callable[[str, int], Callable[[Played | None], None]] = _unobserved
         self.finish_hooks: list[FinishHook] = []
         engine = sessions.kw.get("bind")
         assert isinstance(engine, Engine), "the sessionmaker must be bound to an engine"
@@ -763,26 +769,42 @@ class MatchService:
 
     def move(self, match_id: str, token_hash: str | None, text: str, ply: int) -> Played:
         """Play ``text`` for the browser holding ``token_hash``, if the match is at ``ply``."""
-        with self._judging_time(match_id), self.engine.begin() as conn:
-            locked = self._lock_row(conn, match_id)
+
+        def play(conn: Connection, locked: Locked) -> Played:
             seat = locked.seat_of(token_hash)
             if seat is None:
                 raise Forbidden(N_("you have no seat in this match"))
-            played = self._play(conn, locked, seat, text, ply)
-        self._played(match_id, played)
-        return played
+            return self._play(conn, locked, seat, text, ply)
+
+        return self._commit_move(match_id, play)
 
     def computer_move(self, match_id: str, text: str, ply: int) -> Played:
         """Play the computer's reply, if it is still the computer's turn at ``ply``."""
-        with self._judging_time(match_id), self.engine.begin() as conn:
-            locked = self._lock_row(conn, match_id)
+
+        def play(conn: Connection, locked: Locked) -> Played:
             require_playing(locked.match.status)
             game = games.get(locked.match.game)
             side = game.to_move(game.parse_position(locked.match.position))
             seat = next((s for s in locked.seats if s.side == side and s.ai_level is not None), None)
             if seat is None:
                 raise Conflict(N_("it is not the computer's turn"))
-            played = self._play(conn, locked, seat, text, ply)
+            return self._play(conn, locked, seat, text, ply)
+
+        return self._commit_move(match_id, play)
+
+    def _commit_move(self, match_id: str, play: Callable[[Connection, Locked], Played]) -> Played:
+        """One move's transaction on the locked match row, then its publishing."""
+        settle: Callable[[Played | None], None] | None = None
+        try:
+            with self._judging_time(match_id), self.engine.begin() as conn:
+                played = play(conn, self._lock_row(conn, match_id))
+                settle = self.on_playing(match_id, played.version)
+        except BaseException:
+            if settle is not None:
+                settle(None)  # the commit failed
+            raise
+        assert settle is not None
+        settle(played)
         self._played(match_id, played)
         return played
 
@@ -897,8 +919,7 @@ class MatchService:
         return int(start) + earlier + 1
 
     def _played(self, match_id: str, played: Played) -> None:
-        """After a move's commit: the streams' cache, then every subscriber and the computer."""
-        self.on_played(match_id, played)
+        """After a move's commit: every subscriber and the computer."""
         self.publish_move(match_id, played.version, played.timed)
         if played.computer_to_move:
             self.wake_computer()

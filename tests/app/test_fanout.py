@@ -47,6 +47,25 @@ def test_shared_results_are_computed_once_and_failures_are_not_kept() -> None:
     assert len(shared) == 2  # bounded: the oldest answers are dropped
 
 
+def test_a_reserved_result_is_awaited_not_computed_and_a_failed_one_is_forgotten() -> None:
+    shared: Shared[int] = Shared()
+    computed: list[str] = []
+
+    async def waits_for_the_reservation() -> int:
+        waiting = asyncio.ensure_future(shared.get("move", lambda: computed.append("read") or 0))
+        await asyncio.sleep(0.05)
+        assert not waiting.done()  # it waits for the move's commit, it does not read
+        reserved.set_result(7)
+        return await waiting
+
+    reserved = shared.reserve("move")
+    assert asyncio.run(waits_for_the_reservation()) == 7
+    assert computed == []
+    rolled_back = shared.reserve("rolled back")
+    rolled_back.set_exception(RuntimeError("rolled back"))
+    assert asyncio.run(shared.get("rolled back", lambda: 3)) == 3  # forgotten: computed afresh
+
+
 def test_an_sse_message_gives_every_line_its_own_data_field() -> None:
     assert sse_message("live", 7, "<a>\n<b>") == b"id: 7\nevent: live\ndata: <a>\ndata: <b>\n\n"
 
