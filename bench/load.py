@@ -24,6 +24,10 @@ first), errors (non-2xx answers and exceptions), and the CPU used by the server,
 database, this client and the whole machine, also as milliseconds of CPU per move: on a
 shared machine that figure moves far less than the rates do.
 
+``--clients N`` splits the matches and the offered rate over N client processes, which
+open their windows together (one process near 150 moves/s is a saturated core, and its
+own queue would be measured as latency); their figures are merged.
+
 ``--py-spy PATH`` samples the server during the window and prints where its CPU went;
 ``--app-dir`` serves the ``app`` of another checkout (a candidate change) with the same
 client. Bounded: ``--seconds`` of play after a setup of at most ``--setup-seconds``, at
@@ -46,7 +50,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -81,6 +85,9 @@ class Stats:
     games_finished: int = 0
     #: the measured window; moves outside it are made but not counted
     window: tuple[float, float] = (0.0, 0.0)
+    #: SSE delays and uncovered moves already worked out (merged from client processes)
+    delays: list[float] | None = None
+    missed: int = 0
 
     def in_window(self, moment: float) -> bool:
         return self.window[0] <= moment <= self.window[1]
@@ -360,7 +367,11 @@ async def play_match(
 
 
 async def bench(
-    args: argparse.Namespace, base_url: str, probe: Probe, on_open: Callable[[], None] = lambda: None
+    args: argparse.Namespace,
+    base_url: str,
+    probe: Probe,
+    on_open: Callable[[], None] = lambda: None,
+    barrier: Callable[[], Awaitable[None]] | None = None,
 ) -> tuple[Stats, dict[str, float | None]]:
     stats = Stats()
     run = Run(
@@ -392,6 +403,8 @@ async def bench(
             await asyncio.sleep(0.1)
         if run.ready_count < args.matches:
             print(f"only {run.ready_count} of {args.matches} matches ready in time", file=sys.stderr)
+        if barrier is not None:
+            await barrier()  # the other client processes open their windows at the same moment
         start = probe.read()
         on_open()
         opened = start["at"]
@@ -463,12 +476,98 @@ def profile_summary(raw: Path, top: int = 30) -> str:
     return "\n".join(lines)
 
 
+# ------------------------------------------------------------------ client processes
+#
+# One asyncio process drives every match by default, and near 150 moves/s it uses a whole
+# core: the latencies it reports then include its own queue. ``--clients N`` splits the
+# matches and the offered rate over N processes (each this script with ``--url``). They
+# set up their matches, wait at a barrier of files, and open their windows at one moment,
+# in which this process reads the server's CPU; their raw figures are then merged.
+
+
+def barrier_of(folder: Path, index: int) -> Callable[[], Awaitable[None]]:
+    async def wait() -> None:
+        (folder / f"ready-{index}").touch()
+        go = folder / "go"
+        while not go.exists():
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(max(0.0, float(go.read_text()) - time.perf_counter()))
+
+    return wait
+
+
+def raw_figures(stats: Stats, cpu: dict[str, float | None]) -> dict[str, Any]:
+    delays, missed = delivery_delays(stats)
+    seconds = stats.window[1] - stats.window[0]
+    return {
+        "move_ms": stats.move_ms,
+        "legal_ms": stats.legal_ms,
+        "delays": delays,
+        "missed": missed,
+        "conflicts": stats.conflicts,
+        "errors": dict(stats.errors),
+        "moves": stats.moves,
+        "games_finished": stats.games_finished,
+        "client_cpu_seconds": (cpu["client_cores"] or 0.0) * seconds,
+    }
+
+
+def run_clients(
+    args: argparse.Namespace, base_url: str, probe: Probe, folder: Path
+) -> tuple[Stats, dict[str, float | None]]:
+    """Play with ``args.clients`` processes; their merged figures, and the CPU of the window."""
+    n = args.clients
+    children = []
+    for index in range(n):
+        command = [sys.executable, str(Path(__file__).resolve()), "--url", base_url]
+        command += ["--matches", str(args.matches // n + (index < args.matches % n))]
+        command += ["--rate", str(args.rate / n), "--seconds", str(args.seconds)]
+        command += ["--spectators", str(args.spectators), "--games", args.games]
+        command += ["--seed", str(args.seed + index)]
+        command += ["--setup-seconds", str(args.setup_seconds), "--max-moves", str(args.max_moves // n)]
+        command += ["--barrier", str(folder), "--child-index", str(index)]
+        command += ["--raw", str(folder / f"raw-{index}.json")]
+        children.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+    deadline = time.perf_counter() + args.setup_seconds + 60
+    while len(list(folder.glob("ready-*"))) < n:
+        if time.perf_counter() > deadline or any(c.poll() is not None for c in children):
+            for child in children:
+                child.kill()
+            raise SystemExit("the client processes did not all get ready")
+        time.sleep(0.05)
+    opened = time.perf_counter() + 0.3
+    (folder / "go").write_text(repr(opened))
+    time.sleep(max(0.0, opened - time.perf_counter()))
+    start = probe.read()
+    time.sleep(args.seconds)
+    end = probe.read()
+    for child in children:
+        child.wait(timeout=args.seconds + 120)
+    stats = Stats(window=(start["at"], end["at"]), delays=[])
+    client_seconds = 0.0
+    for index in range(n):
+        part = json.loads((folder / f"raw-{index}.json").read_text())
+        stats.move_ms += part["move_ms"]
+        stats.legal_ms += part["legal_ms"]
+        assert stats.delays is not None
+        stats.delays += part["delays"]
+        stats.missed += part["missed"]
+        stats.conflicts += part["conflicts"]
+        stats.errors.update(part["errors"])
+        stats.moves += part["moves"]
+        stats.games_finished += part["games_finished"]
+        client_seconds += part["client_cpu_seconds"]
+    cpu = probe.cores(start, end)
+    cpu["client_cores"] = client_seconds / (end["at"] - start["at"])
+    return stats, cpu
+
+
 # ------------------------------------------------------------------ reporting
 
 
 def summary(stats: Stats, cpu: dict[str, float | None], args: argparse.Namespace) -> dict[str, Any]:
     seconds = stats.window[1] - stats.window[0]
-    delays, missed = delivery_delays(stats)
+    delays, missed = delivery_delays(stats) if stats.delays is None else (stats.delays, stats.missed)
     return {
         "database": args.database_label,
         "workers": args.workers,
@@ -539,6 +638,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--uvicorn-args", default="", help='more uvicorn options, e.g. "--http httptools"')
     parser.add_argument("--py-spy", help="path of a py-spy executable: profile the server's window")
     parser.add_argument("--profile", type=Path, help="where py-spy writes its raw stacks")
+    parser.add_argument("--clients", type=int, default=1, help="client processes sharing the matches")
+    # set by --clients for each client process
+    parser.add_argument("--barrier", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--child-index", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--raw", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.seconds > 600:
         parser.error("--seconds must be in (0, 600]")
@@ -574,7 +678,13 @@ def main(argv: list[str] | None = None) -> int:
             if args.py_spy and server_pid:
                 profiler.append(start_profiler(args.py_spy, server_pid, args.seconds, raw))
 
-        stats, cpu = asyncio.run(bench(args, base_url, probe, on_open))
+        if args.clients > 1:
+            stats, cpu = run_clients(args, base_url, probe, Path(workdir))
+        else:
+            barrier = barrier_of(args.barrier, args.child_index) if args.barrier else None
+            stats, cpu = asyncio.run(bench(args, base_url, probe, on_open, barrier))
+            if args.raw:
+                args.raw.write_text(json.dumps(raw_figures(stats, cpu)))
         for process in profiler:
             process.wait(timeout=args.seconds + 60)
             if raw.exists():
