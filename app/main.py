@@ -113,8 +113,11 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     )
     matches.wake_computer = computer.wake
     if isinstance(broker, PgBroker):
+        # The other processes hear of a move from its own transaction: after it, only this one.
         matches.notify_in_transaction = broker.notify
-    tell = broker.local.publish if isinstance(broker, PgBroker) else broker.publish
+        tell = broker.local.publish
+    else:
+        tell = broker.publish
 
     def publish_move(match_id: str, version: int, timed: bool) -> None:
         tell(match_id, version)

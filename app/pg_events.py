@@ -104,7 +104,7 @@ class PgBroker:
         self.local.publish(match_id, version)
         try:
             with self.engine.connect() as conn:
-                conn.execute(NOTIFY, {"channel": CHANNEL, "payload": encode(match_id, version)})
+                self.notify(conn, match_id, version)
                 conn.commit()
         except Exception:
             log.warning("could not NOTIFY match %s at version %s", match_id, version, exc_info=True)

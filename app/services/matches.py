@@ -921,8 +921,7 @@ class MatchService:
     def _played(self, match_id: str, played: Played) -> None:
         """After a move's commit: every subscriber and the computer."""
         self.publish_move(match_id, played.version, played.timed)
-        if played.computer_to_move:
-            self.wake_computer()
+        self._after(match_id, played.version, played.computer_to_move, publish=False)
 
     def _after(self, match_id: str, version: int, computer_to_move: bool, publish: bool = True) -> None:
         """After a commit: tell every subscriber, and the computer if it is to move."""

@@ -79,22 +79,21 @@ def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transact
     match_id = started(alice, bob)
     engine = app.state.engine
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    listener = psycopg.connect(url, autocommit=True)
-    listener.execute(f"LISTEN {CHANNEL}")
     checkouts: list[int] = []
 
     def counted(*_args: object) -> None:
         checkouts.append(1)
 
-    event.listen(engine, "checkout", counted)
-    try:
-        played = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0})
-        refused = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d2", "ply": 1})
-    finally:
-        event.remove(engine, "checkout", counted)
-    assert played.status_code == 200 and refused.status_code == 409
-    heard = [n.payload for n in listener.notifies(timeout=1.0, stop_after=2)]
-    listener.close()
+    with psycopg.connect(url, autocommit=True) as listener:
+        listener.execute(f"LISTEN {CHANNEL}")
+        event.listen(engine, "checkout", counted)
+        try:
+            played = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d1", "ply": 0})
+            refused = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d2", "ply": 1})
+        finally:
+            event.remove(engine, "checkout", counted)
+        assert played.status_code == 200 and refused.status_code == 409
+        heard = [n.payload for n in listener.notifies(timeout=1.0, stop_after=2)]
     # One connection per move: the NOTIFY went with the move's own commit (a second
     # connection and transaction per move before), and the refused move sent none.
     assert len(checkouts) == 2
