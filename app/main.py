@@ -25,6 +25,7 @@ from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
+from app.routes.move_calls import MoveCalls
 from app.security import (
     Hardening,
     Limiter,
@@ -154,6 +155,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     _install_error_handlers(app)
     # Headers on everything (500s included), the cheap refusals before any work.
     app.state.limiter = Limiter() if settings.rate_limits else None
+    # Added first, so it runs inside Hardening: the move's two calls, without FastAPI's
+    # per-request machinery (the same answers).
+    app.add_middleware(MoveCalls, state=app.state, refusal=refusal)
     app.add_middleware(
         Hardening,
         render=_render_server_error,
@@ -209,18 +213,33 @@ async def _render_server_error(scope: Scope, exc: Exception) -> Response:
     return _error_response(request, 500, INTERNAL)
 
 
+def refusal(request: Request, exc: Exception) -> Response | None:
+    """The answer to a refusal raised by a service, a game or the database, or ``None``
+    for any other exception (a 500). The exception handlers and ``MoveCalls`` use it."""
+    if isinstance(exc, ServiceError):
+        return _error_response(request, exc.status_code, exc)
+    if isinstance(exc, GameError):
+        return _error_response(request, 422, exc)
+    if isinstance(exc, TooManyRequests):
+        return _error_response(request, 429, str(exc), {"Retry-After": str(exc.retry_after)})
+    if isinstance(exc, SQLAlchemyError) and unavailable(exc):
+        return _unavailable_response(request)
+    return None
+
+
 #: Starlette's own reasons, as people are told them (the API has said these since 0.1).
 HTTP_MESSAGES = {404: N_("there is no such page")}
 
 
 def _install_error_handlers(app: FastAPI) -> None:
-    @app.exception_handler(ServiceError)
-    async def service_error(request: Request, exc: ServiceError) -> Response:
-        return _error_response(request, exc.status_code, exc)
+    async def refused(request: Request, exc: Exception) -> Response:
+        response = refusal(request, exc)
+        if response is None:
+            raise exc
+        return response
 
-    @app.exception_handler(GameError)
-    async def game_error(request: Request, exc: GameError) -> Response:
-        return _error_response(request, 422, exc)
+    for kind in (ServiceError, GameError, TooManyRequests, SQLAlchemyError):
+        app.add_exception_handler(kind, refused)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:
@@ -260,13 +279,3 @@ def _install_error_handlers(app: FastAPI) -> None:
             headers.pop("allow", None)
             headers["Allow"] = ", ".join(sorted(named | set(_allowed_methods(app, request))))
         return _error_response(request, exc.status_code, message, headers)
-
-    @app.exception_handler(TooManyRequests)
-    async def too_many(request: Request, exc: TooManyRequests) -> Response:
-        return _error_response(request, 429, str(exc), {"Retry-After": str(exc.retry_after)})
-
-    @app.exception_handler(SQLAlchemyError)
-    async def database_error(request: Request, exc: SQLAlchemyError) -> Response:
-        if unavailable(exc):
-            return _unavailable_response(request)
-        raise exc

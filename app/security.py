@@ -338,7 +338,7 @@ class Hardening:
                 return
             if body is None:
                 return  # the client went away before the body was complete
-            receive = _replaying(body, receive)
+            receive = replaying({"type": "http.request", "body": body, "more_body": False}, receive)
         if self.limiter is not None:
             kind = classify(method, scope["path"])
             if kind is not None:
@@ -408,15 +408,16 @@ def foreign(host: bytes | None, origin: bytes | None, referer: bytes | None) -> 
     return text == "null" or netloc.lower() != host.decode("latin-1").lower()
 
 
-def _replaying(body: bytes, receive: Receive) -> Receive:
-    """``receive`` for the app after the body was read: the body once, then the client."""
+def replaying(message: Message, receive: Receive) -> Receive:
+    """``receive`` for the app after ``message`` was read from it: that message once,
+    then the client's next ones."""
     replayed = False
 
     async def replay() -> Message:
         nonlocal replayed
         if not replayed:
             replayed = True
-            return {"type": "http.request", "body": body, "more_body": False}
+            return message
         return await receive()
 
     return replay

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from starlette.datastructures import State
 
 from app.models import Match
 from app.schemas import (
@@ -125,18 +126,33 @@ def get_match(match_id: str, request: Request) -> dict[str, Any]:
     "/matches/{match_id}/legal", responses=READS, response_model=LegalMoves, operation_id="legal_moves"
 )
 async def legal_moves(match_id: str, request: Request) -> dict[str, Any]:
-    # The hot paths are coroutines handing their one blocking call to a worker thread
-    # (app.db.Lanes): a plain ``def`` would cross to a thread twice, once for the endpoint
-    # and once more for FastAPI's response validation, which is cheap on the event loop.
-    return await request.app.state.lanes.read(service(request).legal, match_id)
+    # app.routes.move_calls answers this call before FastAPI sees it; the route
+    # documents it (and would serve it if that layer were taken out).
+    return await legal_moves_of(request.app.state, match_id)
 
 
 @router.post(
     "/matches/{match_id}/moves", responses=WRITES, response_model=MatchPublic, operation_id="play_move"
 )
 async def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[str, Any]:
-    lanes = request.app.state.lanes
-    played = await lanes.move(service(request).move, match_id, viewer_hash(request), body.move, body.ply)
+    # Answered by app.routes.move_calls too, except when the body is not a valid move:
+    # then this route's validation says what is wrong with it.
+    return await play_move_for(request.app.state, match_id, viewer_hash(request), body)
+
+
+# The hot calls are coroutines handing their one blocking call to a worker thread
+# (app.db.Lanes): a plain ``def`` would cross to a thread twice, once for the endpoint
+# and once more for the response's validation, which is cheap on the event loop.
+
+
+async def legal_moves_of(state: State, match_id: str) -> dict[str, Any]:
+    return await state.lanes.read(state.matches.legal, match_id)
+
+
+async def play_move_for(
+    state: State, match_id: str, token_hash: str | None, body: MoveCreate
+) -> dict[str, Any]:
+    played = await state.lanes.move(state.matches.move, match_id, token_hash, body.move, body.ply)
     return played.state
 
 
