@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -152,6 +155,64 @@ class Lanes:
 
 async def _in(executor: ThreadPoolExecutor, function: Callable[..., T], args: tuple[Any, ...]) -> T:
     return await asyncio.get_running_loop().run_in_executor(executor, functools.partial(function, *args))
+
+
+class LoopReads:
+    """SQLite only: one-statement reads on the calling thread (the event loop's), each
+    thread with a connection of its own, without the hand-over to a worker thread.
+
+    The hand-over and SQLAlchemy's execution cost about 20 times the read itself on this
+    machine (docs/benchmarks.md, issue 16). A read in WAL mode, in autocommit, sees one
+    snapshot and neither waits for the writer nor blocks it; should SQLite be busy all
+    the same (a checkpoint, recovery after a crash), it gives up after ``BUSY_SECONDS``
+    with ``sqlite3.Error`` and the caller reads through its worker thread instead, so
+    the event loop never waits on the database.
+    """
+
+    BUSY_SECONDS = 0.05
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, engine: Engine) -> LoopReads | None:
+        """For an SQLite file database given by a plain path; else None (an in-memory
+        database is another one on each connection)."""
+        url = engine.url
+        if url.get_backend_name() != "sqlite" or url.query or not url.database:
+            return None
+        if url.database == ":memory:" or url.database.startswith("file:"):
+            return None
+        return cls(url.database)
+
+    def first(self, sql: str, parameters: tuple[Any, ...]) -> tuple[Any, ...] | None:
+        """The row of ``sql`` (qmark parameters, at most one row), or None; ``sqlite3.Error``
+        if busy."""
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            # Autocommit (isolation_level None): no BEGIN, no ROLLBACK, one statement.
+            # Not checked per thread by sqlite3: ``close`` runs on another one at shutdown.
+            connection = sqlite3.connect(
+                self.path, timeout=self.BUSY_SECONDS, isolation_level=None, check_same_thread=False
+            )
+            with self._lock:
+                self._opened.append(connection)
+            self._local.connection = connection
+        # Every row fetched, so the statement is done and its read snapshot ends now (one
+        # left open would hold back SQLite's checkpoints): these reads return one row.
+        rows: list[tuple[Any, ...]] = connection.execute(sql, parameters).fetchall()
+        return rows[0] if rows else None
+
+    def close(self) -> None:
+        with self._lock:
+            opened, self._opened = self._opened, []
+        for connection in opened:
+            # Closing from another thread: only at shutdown, when no reads run.
+            with contextlib.suppress(sqlite3.Error):
+                connection.close()
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

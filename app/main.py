@@ -73,6 +73,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
                 await app.state.deadlines.stop()
                 await app.state.computer.stop()
         app.state.lanes.close()
+        if matches.loop_reads is not None:
+            matches.loop_reads.close()
         app.state.engine.dispose()
 
     app = FastAPI(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import random
 import secrets
+import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
 from app import fairness
-from app.db import reading
+from app.db import LoopReads, reading
 from app.models import Match, MoveRecord, Seat
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
@@ -406,6 +407,17 @@ def answer(
     }
 
 
+def legal_in(match_id: str, row: Sequence[Any] | None) -> dict[str, Any]:
+    """The answer of ``GET /legal`` from the match's row of ``READ_FOR_LEGAL`` (None: no match)."""
+    if row is None:
+        raise NotFound(f"there is no match {match_id!r}")
+    game_name, status, position, ply = row
+    if status != "playing":
+        return {"ply": ply, "moves": []}
+    game = games.get(game_name)
+    return {"ply": ply, "moves": game.move_texts(game.parse_position(position))}
+
+
 def require_playing(status: str) -> None:
     if status == "finished":
         raise Conflict(N_("the match is over"))
@@ -534,6 +546,8 @@ class MatchService:
         assert isinstance(engine, Engine), "the sessionmaker must be bound to an engine"
         #: The move path works on plain connections of the sessions' engine.
         self.engine = engine
+        self.loop_reads = LoopReads.of(engine)
+        self._legal_sql = str(READ_FOR_LEGAL.compile(dialect=engine.dialect))
 
     # ------------------------------------------------------------- reading
 
@@ -575,12 +589,19 @@ class MatchService:
         """``{"ply", "moves"}``: the legal moves in notation (none unless playing), one row read."""
         with reading(self.engine) as conn:
             row = conn.execute(READ_FOR_LEGAL, {"match_id": match_id}).first()
-        if row is None:
-            raise NotFound(f"there is no match {match_id!r}")
-        if row.status != "playing":
-            return {"ply": row.ply, "moves": []}
-        game = games.get(row.game)
-        return {"ply": row.ply, "moves": game.move_texts(game.parse_position(row.position))}
+        return legal_in(match_id, row)
+
+    def legal_here(self, match_id: str) -> dict[str, Any] | None:
+        """``legal`` read on this thread, the event loop's, on SQLite (``LoopReads``);
+        None where that cannot be done (PostgreSQL, or SQLite busy): then call ``legal``
+        on a worker thread."""
+        if self.loop_reads is None:
+            return None
+        try:
+            row = self.loop_reads.first(self._legal_sql, (match_id,))
+        except sqlite3.Error:
+            return None
+        return legal_in(match_id, row)
 
     def is_seated(self, match_id: str, token_hash: str | None) -> bool:
         """Whether the browser holding ``token_hash`` has a seat in the match (404 if no match)."""
