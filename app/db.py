@@ -20,6 +20,9 @@ from sqlalchemy.orm import Session, sessionmaker
 
 T = TypeVar("T")
 
+#: PostgreSQL connections each process keeps at most (and the event listener's one).
+POOL_SIZE = 20
+
 #: A pooled PostgreSQL connection that sat unused this long is checked with a ping before
 #: it is handed out (see ``_ping_if_idle``).
 PING_IDLE_SECONDS = 1.0
@@ -37,9 +40,12 @@ def make_engine(url: str) -> Engine:
     elif parsed.get_backend_name() == "postgresql":
         # Per process: up to 20 connections for the request threads (plus one for the
         # event listener), so three replicas stay well inside PostgreSQL's default 100.
-        # Last in, first out: under light load the same few connections serve, and the
-        # rest sit idle long enough to be pinged before they serve again.
-        kwargs.update(pool_size=10, max_overflow=10, pool_timeout=30, pool_use_lifo=True)
+        # All 20 are kept once opened, none is an overflow closed on its return: under
+        # load the pool was opening and closing connections all the time (7 % of the
+        # server's CPU, docs/benchmarks.md). Last in, first out: under light load the
+        # same few connections serve, and the rest sit idle long enough to be pinged
+        # before they serve again.
+        kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_timeout=30, pool_use_lifo=True)
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
@@ -137,8 +143,10 @@ class Lanes:
     """
 
     def __init__(self, engine: Engine, readers: int = 8) -> None:
-        # PostgreSQL: the pool's 10 connections and 10 overflow (make_engine).
-        writers = 1 if engine.dialect.name == "sqlite" else 20
+        # PostgreSQL: moves and reads together hold at most 20 of the pool's connections
+        # (make_engine) and leave some to the pages and the workers; on two cores more
+        # moves side by side would only wait for each other's interpreter lock.
+        writers = 1 if engine.dialect.name == "sqlite" else POOL_SIZE - readers - 4
         self._reads = ThreadPoolExecutor(readers, thread_name_prefix="db-reads")
         self._moves = ThreadPoolExecutor(writers, thread_name_prefix="db-moves")
 

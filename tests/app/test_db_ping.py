@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, event, text
 
 from app import db
 from tests.app.helpers import create
@@ -76,3 +76,25 @@ def test_a_connection_that_served_a_moment_ago_is_not_pinged(
     monkeypatch.setattr(db, "PING_IDLE_SECONDS", 0.0)
     assert alice.get(f"/api/matches/{match_id}/legal").status_code == 200
     assert len(pings) == 1
+
+
+def test_connections_opened_under_load_are_kept_for_the_next_burst(app: FastAPI) -> None:
+    """Every pooled connection stays open on its return: an overflow connection, closed
+    as it came back, had to be opened again (a new server process) at the next burst."""
+    engine = app.state.engine
+    connects: list[Any] = []
+    event.listen(engine, "connect", lambda *_args: connects.append(1))
+
+    def burst(size: int) -> None:
+        held = [engine.connect() for _ in range(size)]
+        for connection in held:
+            connection.execute(text("SELECT 1"))
+        for connection in held:
+            connection.close()
+
+    burst(15)
+    opened = len(connects)
+    assert opened >= 15 - engine.pool.checkedin()  # (some may have been open already)
+    burst(15)
+    assert len(connects) == opened  # none opened again
+    assert engine.pool.checkedin() >= 15
