@@ -10,6 +10,11 @@ the quiet count nears its limit). Each move is what a client does: ``GET /legal`
 centred on ply 10 and those centred on ply 200, summed over all matches, and reported as
 milliseconds of server CPU per move and as the ratio late / early.
 
+``--paired`` plays two groups of ``--matches`` matches instead, one brought to each
+window unmeasured, and then measures their rounds alternately (ply 1 of the early window,
+then ply 1 of the late one, and so on): the machine's speed drifts within minutes, and
+the plain order measures the late window minutes after the early one.
+
 ``--app-dir`` serves the ``app`` of another checkout (the code before a change) with the
 same client and the same line.
 """
@@ -67,6 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--app-dir", type=Path, default=ROOT, help="serve the app of another checkout")
     parser.add_argument("--uvicorn-args", default="", help='more uvicorn options, e.g. "--http httptools"')
     parser.add_argument("--json", type=Path, help="append the result as one JSON line to this file")
+    parser.add_argument(
+        "--paired",
+        action="store_true",
+        help="two groups of matches, measured in alternating rounds at the two windows",
+    )
     args = parser.parse_args(argv)
 
     line = endless_line(args.plies, args.seed)
@@ -82,34 +92,64 @@ def main(argv: list[str] | None = None) -> int:
         database_url = server.database_url
         pids = server.pids()
         postmaster = postgres_postmaster(database_url) if database_url.startswith("postgresql") else None
-        clients: list[dict[str, httpx.Client]] = []
-        match_ids: list[str] = []
-        for _ in range(args.matches):
-            alice = httpx.Client(base_url=server.url, timeout=30)
-            bob = httpx.Client(base_url=server.url, timeout=30)
-            created = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
-            match_id = created.json()["id"]
-            bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).raise_for_status()
-            clients.append({"w": alice, "b": bob})
-            match_ids.append(match_id)
-        spent = {"early": 0.0, "late": 0.0}
-        counted = {"early": 0, "late": 0}
-        for ply, move in enumerate(line):
-            window = "early" if ply in early else "late" if ply in late else None
-            before = server_cpu(pids) if window else 0.0
-            for match_id, pair in zip(match_ids, clients, strict=True):
+
+        def new_matches() -> tuple[list[str], list[dict[str, httpx.Client]]]:
+            ids, pairs = [], []
+            for _ in range(args.matches):
+                alice = httpx.Client(base_url=server.url, timeout=30)
+                bob = httpx.Client(base_url=server.url, timeout=30)
+                created = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
+                match_id = created.json()["id"]
+                bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).raise_for_status()
+                pairs.append({"w": alice, "b": bob})
+                ids.append(match_id)
+            return ids, pairs
+
+        def play_round(ids: list[str], pairs: list[dict[str, httpx.Client]], ply: int) -> None:
+            """Every match of the group plays ``line[ply]``: GET /legal, then POST /moves."""
+            move = line[ply]
+            for match_id, pair in zip(ids, pairs, strict=True):
                 client = pair["w" if ply % 2 == 0 else "b"]
                 legal = client.get(f"/api/matches/{match_id}/legal")
                 assert move in legal.json()["moves"], (ply, move)
                 answer = client.post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
                 assert answer.status_code == 200 and answer.json()["status"] == "playing", answer.text
-            if window:
-                spent[window] += server_cpu(pids) - before
-                counted[window] += args.matches
+
+        spent = {"early": 0.0, "late": 0.0}
+        counted = {"early": 0, "late": 0}
+
+        def measured(window: str, ids: list[str], pairs: list[dict[str, httpx.Client]], ply: int) -> None:
+            before = server_cpu(pids)
+            play_round(ids, pairs, ply)
+            spent[window] += server_cpu(pids) - before
+            counted[window] += args.matches
+
+        if args.paired:
+            # Two groups of matches, one brought to the early window and one to the late
+            # window unmeasured; then their rounds alternate, so that the machine's speed,
+            # which drifts within minutes here, is the same for both windows.
+            early_group, late_group = new_matches(), new_matches()
+            for ply in range(early.start):
+                play_round(*early_group, ply)
+            for ply in range(late.start):
+                play_round(*late_group, ply)
+            for step in range(args.window):
+                measured("early", *early_group, early.start + step)
+                measured("late", *late_group, late.start + step)
+            clients = early_group[1] + late_group[1]
+        else:
+            match_ids, clients = new_matches()
+            for ply in range(len(line)):
+                window = "early" if ply in early else "late" if ply in late else None
+                if window:
+                    measured(window, match_ids, clients, ply)
+                else:
+                    play_round(match_ids, clients, ply)
         result: dict[str, Any] = {
             "app": str(args.app_dir),
             "database": "postgresql" if database_url.startswith("postgresql") else "sqlite",
             "matches": args.matches,
+            "paired": args.paired,
             "early_plies": f"{early.start + 1}-{early.stop}",
             "late_plies": f"{late.start + 1}-{late.stop}",
             "early_ms_per_move": round(spent["early"] / counted["early"] * 1000, 2),
