@@ -146,7 +146,7 @@ class Lanes:
         # PostgreSQL: moves and reads together hold at most 20 of the pool's connections
         # (make_engine) and leave some to the pages and the workers; on two cores more
         # moves side by side would only wait for each other's interpreter lock.
-        writers = 1 if engine.dialect.name == "sqlite" else POOL_SIZE - readers - 4
+        writers = 1 if engine.dialect.name == "sqlite" else max(1, POOL_SIZE - readers - 4)
         self._reads = ThreadPoolExecutor(readers, thread_name_prefix="db-reads")
         self._moves = ThreadPoolExecutor(writers, thread_name_prefix="db-moves")
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
@@ -67,7 +67,12 @@ class MoveCalls:
         await self.app(scope, receive, send)
 
     async def _answer(
-        self, scope: Scope, receive: Receive, send: Send, call: Any, model: TypeAdapter[Any]
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        call: Awaitable[dict[str, Any]],
+        model: TypeAdapter[Any],
     ) -> None:
         try:
             answer = await call
