@@ -20,7 +20,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 T = TypeVar("T")
 
-#: PostgreSQL connections each process keeps at most (and the event listener's one).
+#: PostgreSQL connections each process's pool keeps at most (the event listener has one
+#: more of its own).
 POOL_SIZE = 20
 
 #: A pooled PostgreSQL connection that sat unused this long is checked with a ping before
@@ -139,13 +140,13 @@ class Lanes:
     order, instead of a thread each waiting in SQLite's busy handler (it polls the lock
     with growing sleeps, so the lock sits free while they sleep, and every waiting
     thread competes for the interpreter). PostgreSQL locks rows: moves on different
-    matches run side by side, as many as the pool has connections.
+    matches run side by side, on as many threads as the pool spares them.
     """
 
     def __init__(self, engine: Engine, readers: int = 8) -> None:
-        # PostgreSQL: moves and reads together hold at most 20 of the pool's connections
-        # (make_engine) and leave some to the pages and the workers; on two cores more
-        # moves side by side would only wait for each other's interpreter lock.
+        # PostgreSQL: moves and reads together hold at most POOL_SIZE - 4 of the pool's
+        # connections (make_engine), leaving 4 to the pages and the workers; on two cores
+        # more moves side by side would only wait for each other's interpreter lock.
         writers = 1 if engine.dialect.name == "sqlite" else max(1, POOL_SIZE - readers - 4)
         self._reads = ThreadPoolExecutor(readers, thread_name_prefix="db-reads")
         self._moves = ThreadPoolExecutor(writers, thread_name_prefix="db-moves")

@@ -140,13 +140,14 @@ async def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[s
     return await play_move_for(request.app.state, match_id, viewer_hash(request), body)
 
 
-# The hot calls are coroutines handing their one blocking call to a worker thread
-# (app.db.Lanes): a plain ``def`` would cross to a thread twice, once for the endpoint
-# and once more for the response's validation, which is cheap on the event loop.
+# The move's two calls, for both the routes above and app.routes.move_calls: coroutines
+# handing their one blocking call to a worker thread (app.db.Lanes), except an SQLite
+# read of the legal moves, which is cheaper on the event loop than the hand-over. A
+# plain ``def`` route would cross to a thread twice, once for the endpoint and once more
+# for the response's validation, which is cheap on the event loop.
 
 
 async def legal_moves_of(state: State, match_id: str) -> dict[str, Any]:
-    # On SQLite a one-row read is cheaper than the hand-over to the worker thread.
     here = state.matches.legal_here(match_id)
     if here is not None:
         return here

@@ -24,6 +24,7 @@ from app.manage import migrate
 from app.routes import api
 from app.routes.move_calls import MoveCalls
 from tests.app.conftest import database_url
+from tests.app.helpers import started
 
 #: Headers that differ from one answer to the next whatever serves it.
 VARYING = {"date"}
@@ -70,19 +71,12 @@ def answer(response: Any, match_ids: tuple[str, ...] = ()) -> tuple[int, str, li
     return response.status_code, body, headers
 
 
-def started(browsers: dict[str, TestClient], game: str = "morris") -> str:
-    created = browsers["alice"].post("/api/matches", json={"game": game, "name": "Alice", "side": "first"})
-    match_id = created.json()["id"]
-    joined = browsers["bob"].post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
-    assert joined.status_code == 200, joined.text
-    return match_id
-
-
 def test_accepted_moves_get_the_same_answers_without_fastapis_routes(
     pair: tuple[dict[str, TestClient], dict[str, TestClient]], routed: Counter[str]
 ) -> None:
     fast, plain = pair
-    fast_id, plain_id = started(fast, "bobail"), started(plain, "bobail")
+    fast_id = started(fast["alice"], fast["bob"], "bobail")
+    plain_id = started(plain["alice"], plain["bob"], "bobail")
     # Other fields are ignored, a charset is allowed: as the route's model says.
     ways = [
         lambda move, ply: {"json": {"move": move, "ply": ply}},
@@ -134,7 +128,7 @@ def test_refusals_get_the_same_answers_and_change_nothing(
     pair: tuple[dict[str, TestClient], dict[str, TestClient]], routed: Counter[str]
 ) -> None:
     fast, plain = pair
-    match_id = started(fast)  # both apps see it: one database
+    match_id = started(fast["alice"], fast["bob"])  # both apps see it: one database
     waiting = fast["alice"].post("/api/matches", json={"game": "morris", "name": "Alice"}).json()["id"]
     places = {"match": match_id, "unknown": "no-such-match", "waiting": waiting}
     for name, browser in fast.items():
@@ -165,7 +159,7 @@ def test_methods_and_paths_the_layer_does_not_serve_reach_fastapi(
     pair: tuple[dict[str, TestClient], dict[str, TestClient]],
 ) -> None:
     fast, plain = pair
-    match_id = started(fast)
+    match_id = started(fast["alice"], fast["bob"])
     plain["alice"].cookies = fast["alice"].cookies
     for method, path in [
         ("POST", f"/api/matches/{match_id}/legal"),
