@@ -141,14 +141,15 @@ async def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[s
 
 
 # The move's two calls, for both the routes above and app.routes.move_calls: coroutines
-# handing their one blocking call to a worker thread (app.db.Lanes), except an SQLite
-# read of the legal moves, which is cheaper on the event loop than the hand-over. A
+# handing their one blocking call to a worker thread (app.db.Lanes), except the read of
+# the legal moves, which is cheaper on the event loop than the hand-over (app.db's
+# LoopReads and PgLoopReads). A
 # plain ``def`` route would cross to a thread twice, once for the endpoint and once more
 # for the response's validation, which is cheap on the event loop.
 
 
 async def legal_moves_of(state: State, match_id: str) -> dict[str, Any]:
-    here = state.matches.legal_here(match_id)
+    here = await state.matches.legal_on_loop(match_id)
     if here is not None:
         return here
     return await state.lanes.read(state.matches.legal, match_id)

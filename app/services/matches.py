@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
 from app import fairness
-from app.db import LoopReads, reading
+from app.db import LoopReads, PgLoopReads, ReadElsewhere, reading
 from app.models import Match, MoveRecord, Seat
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
@@ -547,6 +547,7 @@ class MatchService:
         #: The move path works on plain connections of the sessions' engine.
         self.engine = engine
         self.loop_reads = LoopReads.of(engine)
+        self.pg_loop_reads = PgLoopReads.of(engine)
         self._legal_sql = str(READ_FOR_LEGAL.compile(dialect=engine.dialect))
 
     # ------------------------------------------------------------- reading
@@ -600,6 +601,18 @@ class MatchService:
         try:
             row = self.loop_reads.first(self._legal_sql, (match_id,))
         except sqlite3.Error:
+            return None
+        return legal_in(match_id, row)
+
+    async def legal_on_loop(self, match_id: str) -> dict[str, Any] | None:
+        """``legal`` read without leaving the event loop where the database allows it:
+        SQLite's ``legal_here``, or awaited on PostgreSQL (``PgLoopReads``); None where that
+        cannot be done now: then call ``legal`` on a worker thread."""
+        if self.pg_loop_reads is None:
+            return self.legal_here(match_id)
+        try:
+            row = await self.pg_loop_reads.first(self._legal_sql, {"match_id": match_id})
+        except ReadElsewhere:
             return None
         return legal_in(match_id, row)
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
 
+from app import db
 from app.db import LoopReads
 from app.services.errors import NotFound
 from tests.app.helpers import MORRIS_WIN, create, play, started
@@ -103,3 +104,100 @@ def test_only_an_sqlite_file_is_read_on_the_loop(app: FastAPI) -> None:
     for url in ("sqlite://", "sqlite:///:memory:", "sqlite:///file:x?mode=memory&uri=true"):
         assert LoopReads.of(create_engine(url)) is None
     assert LoopReads.of(create_engine("sqlite:////tmp/x.db")) is not None
+
+
+# PostgreSQL: GET /legal awaits its read on the event loop (app.db.PgLoopReads).
+
+postgresql_only = pytest.mark.skipif(
+    not ON_POSTGRESQL, reason="needs a PostgreSQL server (TEST_DATABASE_URL)"
+)
+
+
+@postgresql_only
+def test_on_postgresql_the_legal_moves_are_read_on_the_loop_with_the_worker_threads_answers(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matches = app.state.matches
+    assert matches.pg_loop_reads is not None and matches.loop_reads is None
+    playing = started(alice, bob)
+    play(alice, playing, "d6")
+    waiting = create(alice)
+    finished = started(alice, bob)
+    for number, move in enumerate(MORRIS_WIN):
+        play(alice if number % 2 == 0 else bob, finished, move)
+    expected = {match_id: matches.legal(match_id) for match_id in (playing, waiting, finished)}
+    assert expected[playing]["moves"] and expected[finished]["moves"] == []
+
+    def not_on_a_worker(_match_id: str) -> Any:
+        raise AssertionError("read on a worker thread")
+
+    monkeypatch.setattr(matches, "legal", not_on_a_worker)
+    for match_id, answer in expected.items():
+        got = alice.get(f"/api/matches/{match_id}/legal")
+        assert got.status_code == 200, got.text
+        assert got.json() == answer
+    missing = alice.get("/api/matches/no-such-match/legal")
+    assert missing.status_code == 404, missing.text
+
+
+@postgresql_only
+def test_on_postgresql_a_read_finding_no_free_connection_goes_to_a_worker_thread(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matches = app.state.matches
+    match_id = started(alice, bob)
+    expected = matches.legal(match_id)
+    threads: list[str] = []
+    original = matches.legal
+
+    def on_a_worker(match: str) -> Any:
+        threads.append(threading.current_thread().name)
+        return original(match)
+
+    monkeypatch.setattr(matches, "legal", on_a_worker)
+    pool = matches.pg_loop_reads.pool
+
+    async def hold_every_connection() -> list[Any]:
+        return [await pool.getconn() for _ in range(pool.max_size)]
+
+    async def give_back(held: list[Any]) -> None:
+        for connection in held:
+            await pool.putconn(connection)
+
+    # On the app's own event loop, which the pool belongs to.
+    held = alice.portal.call(hold_every_connection)  # type: ignore[union-attr]
+    try:
+        answer = alice.get(f"/api/matches/{match_id}/legal")
+    finally:
+        alice.portal.call(give_back, held)  # type: ignore[union-attr]
+    assert answer.status_code == 200, answer.text
+    assert answer.json() == expected
+    assert threads and threads[0].startswith("db-reads")
+    threads.clear()
+    assert alice.get(f"/api/matches/{match_id}/legal").json() == expected
+    assert threads == []  # a connection was free again
+
+
+@postgresql_only
+def test_on_postgresql_legal_moves_are_answered_after_the_servers_connections_died(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = started(alice, bob)
+    # SQLAlchemy's pool, which the worker thread reads through, then pings every
+    # connection first (test_db_ping.py); the loop's own pool finds its dead ones itself.
+    monkeypatch.setattr(db, "PING_IDLE_SECONDS", 0.0)
+    expected = app.state.matches.legal(match_id)
+    url = app.state.engine.url
+    with create_engine(url.set(database="postgres")).connect() as conn:
+        killed = conn.execute(
+            text(
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+                "WHERE datname = :name AND pid <> pg_backend_pid()"
+            ),
+            {"name": url.database},
+        ).all()
+    assert killed
+    for _ in range(3):  # the dead loop connection's read goes to a worker thread, then anew
+        answer = alice.get(f"/api/matches/{match_id}/legal")
+        assert answer.status_code == 200, answer.text
+        assert answer.json() == expected
