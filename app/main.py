@@ -121,7 +121,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     matches.wake_computer = computer.wake
     if isinstance(broker, PgBroker):
         # The other processes hear of a move from its own transaction: after it, only this one.
-        matches.notify_in_transaction = broker.notify
+        matches.notice_of = broker.notice
         tell = broker.local.publish
     else:
         tell = broker.publish

@@ -115,6 +115,12 @@ class PgBroker:
         rolls back. The caller then tells this process's own subscribers (``local``)."""
         conn.execute(NOTIFY, {"channel": CHANNEL, "payload": encode(match_id, version)})
 
+    @staticmethod
+    def notice(match_id: str, version: int) -> tuple[str, str]:
+        """The (channel, payload) of ``notify``'s NOTIFY, for a caller that sends it in
+        its own transaction by other means (the move path's pipeline)."""
+        return CHANNEL, encode(match_id, version)
+
     def spectators(self, match_id: str) -> int:
         """Event streams on ``match_id`` without a seat, in this process only."""
         return self.local.spectators(match_id)

@@ -18,15 +18,16 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, overload
 
-from sqlalchemy import Connection, Engine, Row, bindparam, func, or_, select, update
+from sqlalchemy import Connection, Engine, bindparam, or_, select, update
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
 from app import fairness
 from app.db import LoopReads, PgLoopReads, ReadElsewhere, reading
-from app.models import Match, MoveRecord, Seat
+from app.models import Match, Seat
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
+from app.services.move_statements import MATCHES, SEATS, Notice, statements_for
 from app.services.names import clean_name
 from app.services.tokens import same
 from app.texts import N_, UNPLAYED_REASONS
@@ -262,25 +263,6 @@ def my_row(match: Match, token_hash: str, moment: datetime) -> dict[str, Any]:
 # A move is the hot path of the site: it runs as Core statements on one connection, with
 # no ORM objects, and its answer is built from the locked row (nothing is read twice).
 
-MATCHES = Match.__table__
-SEATS = Seat.__table__
-MOVES = MoveRecord.__table__
-
-#: The match row (every column, so that new ones come along) and its seats, locked.
-LOCK_FOR_MOVE = (
-    select(
-        MATCHES,
-        SEATS.c.id.label("seat_id"),
-        SEATS.c.side.label("seat_side"),
-        SEATS.c.name.label("seat_name"),
-        SEATS.c.token_hash.label("seat_token_hash"),
-        SEATS.c.ai_level.label("seat_ai_level"),
-    )
-    .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
-    .where(MATCHES.c.id == bindparam("lock_id"))
-    .with_for_update(of=MATCHES)
-)
-INSERT_MOVE = MOVES.insert()
 READ_FOR_LEGAL = select(MATCHES.c.game, MATCHES.c.status, MATCHES.c.position, MATCHES.c.ply).where(
     MATCHES.c.id == bindparam("match_id")
 )
@@ -292,13 +274,6 @@ READ_SEATS = (
     select(SEATS.c.id, SEATS.c.token_hash)
     .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
     .where(MATCHES.c.id == bindparam("match_id"))
-)
-#: Sets the columns named in its parameters.
-UPDATE_MATCH = MATCHES.update().where(MATCHES.c.id == bindparam("match_key"))
-COUNT_REPEATS = (
-    select(func.count())
-    .select_from(MOVES)
-    .where(MOVES.c.match_id == bindparam("match_id"), MOVES.c.repetition == bindparam("code"))
 )
 
 
@@ -315,7 +290,8 @@ class SeatRow:
 class Locked:
     """What a move's transaction read, under the lock: the match row and its seats."""
 
-    match: Row[Any]
+    #: the match's columns as named fields (``move_statements``)
+    match: Any
     #: ordered by side, as ``Match.seats`` is
     seats: tuple[SeatRow, ...]
 
@@ -338,7 +314,7 @@ class Played:
     timed: bool
 
 
-def with_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
+def with_move(row: Any, moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
     """The columns of the match row that every accepted move changes, besides the position,
     the ply, the version, the turn and the result, which ``MatchService._play`` sets.
 
@@ -350,7 +326,7 @@ def with_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None
     return {"draw_offer": None, "takeback_offer": None, **clock_after_move(row, moment, mover, next_side)}
 
 
-def clock_after_move(row: Row[Any], moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
+def clock_after_move(row: Any, moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
     """The clock columns after ``mover``'s move at ``moment``: the time used subtracted,
     the increment added, the next turn started. ``TimeUp`` if the move came too late
     (the caller rolls back and finishes the match by its deadline). Untimed: nothing."""
@@ -527,15 +503,16 @@ class MatchService:
         self.wake_computer = wake_computer
         #: Publishes a move after its commit, told whether its match is timed: the app
         #: wakes the deadline worker only for a timed one (an untimed move cannot bring a
-        #: deadline closer), and tells only this process when ``notify_in_transaction``
+        #: deadline closer), and tells only this process when ``notice_of``
         #: has already told the others.
         self.publish_move: Callable[[str, int, bool], None] = lambda match_id, version, _timed: publish(
             match_id, version
         )
-        #: On PostgreSQL: tells the other processes of a move from inside the move's own
-        #: transaction (a NOTIFY is delivered at commit and never after a rollback), so a
-        #: move needs no second connection and transaction of its own to announce it.
-        self.notify_in_transaction: Callable[[Connection, str, int], None] | None = None
+        #: On PostgreSQL: the (channel, payload) of the NOTIFY that tells the other
+        #: processes of a move from inside the move's own transaction (a NOTIFY is
+        #: delivered at commit and never after a rollback), so a move needs no second
+        #: connection and transaction of its own to announce it.
+        self.notice_of: Callable[[str, int], Notice] | None = None
         #: Told in a move's transaction, just before its commit, of the version it makes;
         #: what it returns is called after the transaction with the move (``None``: rolled
         #: back). The event streams learn the new state this way without reading it back,
@@ -546,6 +523,7 @@ class MatchService:
         assert isinstance(engine, Engine), "the sessionmaker must be bound to an engine"
         #: The move path works on plain connections of the sessions' engine.
         self.engine = engine
+        self.statements = statements_for(engine.dialect)
         self.loop_reads = LoopReads.of(engine)
         self.pg_loop_reads = PgLoopReads.of(engine)
         self._legal_sql = str(READ_FOR_LEGAL.compile(dialect=engine.dialect))
@@ -843,7 +821,7 @@ class MatchService:
         return played
 
     def _lock_row(self, conn: Connection, match_id: str) -> Locked:
-        rows = conn.execute(LOCK_FOR_MOVE, {"lock_id": match_id}).all()
+        rows = self.statements.lock(conn, match_id)
         if not rows:
             raise NotFound(f"there is no match {match_id!r}")
         seats = tuple(
@@ -910,21 +888,19 @@ class MatchService:
                 takeback_offer=None,
                 turn_started_at=None,
             )
-        conn.execute(
-            INSERT_MOVE,
-            {
-                "match_id": row.id,
-                "ply": row.ply + 1,
-                "side": seat.side,
-                "notation": notation,
-                "position_after": after_text,
-                "think_ms": think_ms(row.turn_started_at, moment),
-                "created_at": moment,
-                "repetition": code,
-                "clocks_after": changes.get("clocks"),
-            },
-        )
-        conn.execute(UPDATE_MATCH, {"match_key": row.id, **changes})
+        record = {
+            "match_id": row.id,
+            "ply": row.ply + 1,
+            "side": seat.side,
+            "notation": notation,
+            "position_after": after_text,
+            "think_ms": think_ms(row.turn_started_at, moment),
+            "created_at": moment,
+            "repetition": code,
+            "clocks_after": changes.get("clocks"),
+        }
+        notice = None if self.notice_of is None else self.notice_of(row.id, changes["version"])
+        self.statements.write(conn, record, row.id, changes, notice)
         if outcome is not None and self.finish_hooks:
             with self.sessions(bind=conn) as db:
                 match = db.get(Match, row.id)
@@ -932,9 +908,7 @@ class MatchService:
                 for hook in self.finish_hooks:
                     hook(db, match)
                 db.flush()
-        if self.notify_in_transaction is not None:
-            self.notify_in_transaction(conn, row.id, changes["version"])
-        values = {**row._mapping, **changes}
+        values = {**row._asdict(), **changes}
         return Played(
             state=answer(values, to_move, locked.seats, moment),
             version=changes["version"],
@@ -942,14 +916,14 @@ class MatchService:
             timed=row.time_control is not None,
         )
 
-    def _repeats(self, conn: Connection, row: Row[Any], game: Game, code: str) -> int:  # type: ignore[type-arg]
+    def _repeats(self, conn: Connection, row: Any, game: Game, code: str) -> int:  # type: ignore[type-arg]
         """How often the position with ``code`` has occurred, counting the one just reached.
 
         The start position, every stored move's position with that code (an indexed
         count), and the new one: what ``Game.outcome_after`` counts over the whole history.
         """
         start = game.repetition_code(game.parse_position(row.initial_position)) == code
-        earlier = conn.execute(COUNT_REPEATS, {"match_id": row.id, "code": code}).scalar_one()
+        earlier = self.statements.count_repeats(conn, row.id, code)
         return int(start) + earlier + 1
 
     def _played(self, match_id: str, played: Played) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -20,18 +21,38 @@ from tests.app.helpers import started
 
 @contextmanager
 def statements(app: FastAPI) -> Iterator[list[str]]:
-    """Every SQL statement the app's engine sends while the block runs."""
+    """Every SQL statement the app sends while the block runs.
+
+    SQLite: an SQLAlchemy event listener on the app's engine. PostgreSQL: psycopg's own
+    cursors, which SQLAlchemy's statements go through too, as do those the move path and
+    the event loop's reads send without SQLAlchemy (app.services.move_statements,
+    app.db.PgLoopReads).
+    """
     seen: list[str] = []
+    engine = app.state.engine
+    if engine.dialect.name == "postgresql":
+        with pytest.MonkeyPatch.context() as patch:
+            for cursor_class in (psycopg.Cursor, psycopg.AsyncCursor):
+                patch.setattr(cursor_class, "execute", recording(cursor_class.execute, seen))
+            yield seen
+        return
 
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         seen.append(statement)
 
-    engine = app.state.engine
     event.listen(engine, "before_cursor_execute", record)
     try:
         yield seen
     finally:
         event.remove(engine, "before_cursor_execute", record)
+
+
+def recording(execute: Any, seen: list[str]) -> Any:
+    def execute_and_record(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(str(query))
+        return execute(cursor, query, *args, **kwargs)
+
+    return execute_and_record
 
 
 def long_quiet_line(game: Game, plies: int, seed: int) -> list[str]:  # type: ignore[type-arg]
