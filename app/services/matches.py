@@ -13,7 +13,7 @@ import secrets
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, overload
@@ -27,7 +27,7 @@ from app.db import LoopReads, PgLoopReads, ReadElsewhere, reading
 from app.models import Match, Seat
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
-from app.services.move_statements import MATCHES, SEATS, Notice, statements_for
+from app.services.move_statements import MATCHES, SEATS, Notice, Writes, statements_for
 from app.services.names import clean_name
 from app.services.tokens import same
 from app.texts import N_, UNPLAYED_REASONS
@@ -312,6 +312,8 @@ class Played:
     computer_to_move: bool
     #: Whether the match has a time control (only then can a move change a deadline).
     timed: bool
+    #: The writes still to send in the move's transaction, with its commit (``None``: sent).
+    pending: Writes | None = field(default=None, repr=False, compare=False)
 
 
 def with_move(row: Any, moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
@@ -811,6 +813,9 @@ class MatchService:
             with self._judging_time(match_id), self.engine.begin() as conn:
                 played = play(conn, self._lock_row(conn, match_id))
                 settle = self.on_playing(match_id, played.version)
+                if played.pending is not None:
+                    self.statements.write_and_commit(conn, played.pending)
+                    played = replace(played, pending=None)
         except BaseException:
             if settle is not None:
                 settle(None)  # the commit failed
@@ -900,8 +905,12 @@ class MatchService:
             "clocks_after": changes.get("clocks"),
         }
         notice = None if self.notice_of is None else self.notice_of(row.id, changes["version"])
-        self.statements.write(conn, record, row.id, changes, notice)
+        writes = Writes(record, row.id, changes, notice)
+        # Sent by ``_commit_move`` with the commit, unless the finish hooks need to see them.
+        pending: Writes | None = writes
         if outcome is not None and self.finish_hooks:
+            self.statements.write(conn, writes)
+            pending = None
             with self.sessions(bind=conn) as db:
                 match = db.get(Match, row.id)
                 assert match is not None
@@ -914,6 +923,7 @@ class MatchService:
             version=changes["version"],
             computer_to_move=changes["ai_turn_at"] is not None,
             timed=row.time_control is not None,
+            pending=pending,
         )
 
     def _repeats(self, conn: Connection, row: Any, game: Game, code: str) -> int:  # type: ignore[type-arg]

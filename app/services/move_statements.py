@@ -14,6 +14,7 @@ Both hand back the locked rows as tuples with named fields (``row.ply``,
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from psycopg.rows import namedtuple_row
@@ -54,6 +55,16 @@ NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 Notice = tuple[str, str] | None
 
 
+@dataclass(frozen=True, slots=True)
+class Writes:
+    """A move's writes: the move's row, the match row's changed columns, the NOTIFY."""
+
+    move: dict[str, Any]
+    match_key: str
+    changes: dict[str, Any]
+    notice: Notice
+
+
 class MoveStatements(Protocol):
     def lock(self, conn: Connection, match_id: str) -> list[Any]:
         """The locked match row joined with each of its seats (one row per seat)."""
@@ -61,10 +72,12 @@ class MoveStatements(Protocol):
     def count_repeats(self, conn: Connection, match_id: str, code: str) -> int:
         """How many stored moves of the match reached the position with ``code``."""
 
-    def write(
-        self, conn: Connection, move: dict[str, Any], match_key: str, changes: dict[str, Any], notice: Notice
-    ) -> None:
-        """Insert the move, set ``changes`` on the match row, send ``notice``."""
+    def write(self, conn: Connection, writes: Writes) -> None:
+        """Insert the move, set the changes on the match row, send the notice."""
+
+    def write_and_commit(self, conn: Connection, writes: Writes) -> None:
+        """``write``, then commit where that saves a round trip (else the caller's
+        transaction block commits)."""
 
 
 class CoreStatements:
@@ -74,13 +87,14 @@ class CoreStatements:
     def count_repeats(self, conn: Connection, match_id: str, code: str) -> int:
         return int(conn.execute(COUNT_REPEATS, {"match_id": match_id, "code": code}).scalar_one())
 
-    def write(
-        self, conn: Connection, move: dict[str, Any], match_key: str, changes: dict[str, Any], notice: Notice
-    ) -> None:
-        conn.execute(INSERT_MOVE, move)
-        conn.execute(UPDATE_MATCH, {"match_key": match_key, **changes})
-        if notice is not None:
-            conn.execute(NOTIFY, {"channel": notice[0], "payload": notice[1]})
+    def write(self, conn: Connection, writes: Writes) -> None:
+        conn.execute(INSERT_MOVE, writes.move)
+        conn.execute(UPDATE_MATCH, {"match_key": writes.match_key, **writes.changes})
+        if writes.notice is not None:
+            channel, payload = writes.notice
+            conn.execute(NOTIFY, {"channel": channel, "payload": payload})
+
+    write_and_commit = write
 
 
 class DriverStatements:
@@ -129,17 +143,28 @@ class DriverStatements:
         assert row is not None
         return int(row[0])
 
-    def write(
-        self, conn: Connection, move: dict[str, Any], match_key: str, changes: dict[str, Any], notice: Notice
-    ) -> None:
+    def write(self, conn: Connection, writes: Writes) -> None:
+        self._send(conn, writes, commit=False)
+
+    def write_and_commit(self, conn: Connection, writes: Writes) -> None:
+        # SQLAlchemy's commit at the end of the transaction block then finds psycopg's
+        # transaction over and sends nothing.
+        self._send(conn, writes, commit=True)
+
+    def _send(self, conn: Connection, writes: Writes, commit: bool) -> None:
         driver = conn.connection.driver_connection
         assert driver is not None
-        # Sent together; the pipeline's end waits for all three and raises the first error.
+        changes = {"match_key": writes.match_key, **writes.changes}
+        # Sent together; the pipeline's end waits for them all and raises the first error
+        # (a failed statement fails the COMMIT after it: nothing is written).
         with driver.pipeline(), driver.cursor() as cursor:
-            cursor.execute(self._sql(True, frozenset(move)), move)
-            cursor.execute(self._sql(False, frozenset(changes)), {"match_key": match_key, **changes})
-            if notice is not None:
-                cursor.execute(self._notify, {"channel": notice[0], "payload": notice[1]})
+            cursor.execute(self._sql(True, frozenset(writes.move)), writes.move)
+            cursor.execute(self._sql(False, frozenset(writes.changes)), changes)
+            if writes.notice is not None:
+                channel, payload = writes.notice
+                cursor.execute(self._notify, {"channel": channel, "payload": payload})
+            if commit:
+                driver.commit()
 
 
 def statements_for(dialect: Dialect) -> MoveStatements:
