@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"), reason=
 
 
 def test_the_legal_moves_are_read_without_opening_a_transaction(
-    app: FastAPI, alice: TestClient, bob: TestClient
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     match_id = started(alice, bob)
     statuses: list[pq.TransactionStatus] = []
@@ -27,10 +28,25 @@ def test_the_legal_moves_are_read_without_opening_a_transaction(
         if "FROM matches" in statement:
             statuses.append(conn.connection.driver_connection.info.transaction_status)
 
+    # The read on a worker thread (where a read on the event loop falls back to).
     engine = app.state.engine
     event.listen(engine, "after_cursor_execute", after)
     try:
-        assert alice.get(f"/api/matches/{match_id}/legal").status_code == 200
+        assert app.state.matches.legal(match_id)["moves"]
     finally:
         event.remove(engine, "after_cursor_execute", after)
     assert statuses == [pq.TransactionStatus.IDLE]  # INTRANS: a transaction left to roll back
+
+    # GET /legal's read on the event loop (app.db.PgLoopReads).
+    statuses.clear()
+    execute = psycopg.AsyncCursor.execute
+
+    async def execute_and_look(cursor: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+        result = await execute(cursor, query, *args, **kwargs)
+        if "FROM matches" in str(query):
+            statuses.append(cursor.connection.info.transaction_status)
+        return result
+
+    monkeypatch.setattr(psycopg.AsyncCursor, "execute", execute_and_look)
+    assert alice.get(f"/api/matches/{match_id}/legal").status_code == 200
+    assert statuses == [pq.TransactionStatus.IDLE]
