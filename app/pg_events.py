@@ -7,8 +7,10 @@
   (safe from any thread). A failure to notify is logged, never raised: the move is already
   committed, and the listeners' resynchronisation below catches the others up.
 - ``notify(conn, match_id, version)`` sends the same NOTIFY inside the caller's own
-  transaction instead (a move's: it then reaches the others at its commit, and not at all
-  if it rolls back); the caller tells this process's subscribers through ``local``.
+  transaction instead (it then reaches the others at its commit, and not at all if it
+  rolls back); ``notice`` gives its channel and payload to a caller that sends it by other
+  means (a move, in its pipeline). The caller tells this process's subscribers through
+  ``local``.
 - one listener thread per process holds its own autocommit psycopg connection doing
   ``LISTEN tablero_match`` and hands every notification to a local ``Broker``, whose
   subscribers (the SSE streams of this process) are served by the existing code. The thread

@@ -24,6 +24,20 @@ ON_POSTGRESQL = bool(os.environ.get("TEST_DATABASE_URL"))
 sqlite_only = pytest.mark.skipif(ON_POSTGRESQL, reason="SQLite's own connections")
 
 
+def worker_reads(matches: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads that read the legal moves through ``matches.legal`` (the
+    worker threads' read) from now on."""
+    threads: list[str] = []
+    original = matches.legal
+
+    def on_a_worker(match: str) -> Any:
+        threads.append(threading.current_thread().name)
+        return original(match)
+
+    monkeypatch.setattr(matches, "legal", on_a_worker)
+    return threads
+
+
 @sqlite_only
 def test_the_loop_read_answers_as_the_worker_threads_read(
     app: FastAPI, alice: TestClient, bob: TestClient
@@ -84,15 +98,8 @@ def test_a_busy_database_sends_the_read_to_the_worker_thread(
     def busy(_sql: str, _parameters: tuple[Any, ...]) -> None:
         raise sqlite3.OperationalError("database is locked")  # as the test above gets it
 
-    threads: list[str] = []
-    original = matches.legal
-
-    def on_a_worker(match: str) -> Any:
-        threads.append(threading.current_thread().name)
-        return original(match)
-
+    threads = worker_reads(matches, monkeypatch)
     monkeypatch.setattr(matches.loop_reads, "first", busy)
-    monkeypatch.setattr(matches, "legal", on_a_worker)
     answer = alice.get(f"/api/matches/{match_id}/legal")
     assert answer.status_code == 200, answer.text
     assert answer.json() == expected
@@ -147,14 +154,7 @@ def test_on_postgresql_a_read_finding_no_free_connection_goes_to_a_worker_thread
     matches = app.state.matches
     match_id = started(alice, bob)
     expected = matches.legal(match_id)
-    threads: list[str] = []
-    original = matches.legal
-
-    def on_a_worker(match: str) -> Any:
-        threads.append(threading.current_thread().name)
-        return original(match)
-
-    monkeypatch.setattr(matches, "legal", on_a_worker)
+    threads = worker_reads(matches, monkeypatch)
     pool = matches.pg_loop_reads.pool
 
     async def hold_every_connection() -> list[Any]:
