@@ -8,7 +8,7 @@ import functools
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -24,7 +24,7 @@ T = TypeVar("T")
 
 #: PostgreSQL connections each process's pool keeps at most (the event listener has one
 #: more of its own).
-POOL_SIZE = 20
+POOL_SIZE = 12
 
 #: A pooled PostgreSQL connection that sat unused this long is checked with a ping before
 #: it is handed out (see ``_ping_if_idle``).
@@ -41,13 +41,13 @@ def make_engine(url: str) -> Engine:
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": 30}
         kwargs.update(pool_size=20, max_overflow=20)
     elif parsed.get_backend_name() == "postgresql":
-        # Per process: up to 20 connections for the request threads (plus one for the
-        # event listener), so three replicas stay well inside PostgreSQL's default 100.
-        # All 20 are kept once opened, none is an overflow closed on its return: under
-        # load the pool was opening and closing connections all the time (7 % of the
-        # server's CPU, docs/benchmarks.md). Last in, first out: under light load the
-        # same few connections serve, and the rest sit idle long enough to be pinged
-        # before they serve again.
+        # Per process: up to 12 connections for the request threads (plus PgLoopPool's 12
+        # for the event loop and one for the event listener: 25), so three replicas stay
+        # inside PostgreSQL's default 100. All 12 are kept once opened, none is an
+        # overflow closed on its return: under load the pool was opening and closing
+        # connections all the time (7 % of the server's CPU, docs/benchmarks.md). Last
+        # in, first out: under light load the same few connections serve, and the rest
+        # sit idle long enough to be pinged before they serve again.
         kwargs.update(pool_size=POOL_SIZE, max_overflow=0, pool_timeout=30, pool_use_lifo=True)
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
@@ -142,14 +142,18 @@ class Lanes:
     order, instead of a thread each waiting in SQLite's busy handler (it polls the lock
     with growing sleeps, so the lock sits free while they sleep, and every waiting
     thread competes for the interpreter). PostgreSQL locks rows: moves on different
-    matches run side by side, on as many threads as the pool spares them.
+    matches run side by side, on as many threads as the pool spares them; there, most
+    moves and reads are awaited on the event loop instead (``PgLoopPool``), and these
+    threads serve the rest.
     """
 
-    def __init__(self, engine: Engine, readers: int = 8) -> None:
+    def __init__(self, engine: Engine) -> None:
         # PostgreSQL: moves and reads together hold at most POOL_SIZE - 4 of the pool's
         # connections (make_engine), leaving 4 to the pages and the workers; on two cores
         # more moves side by side would only wait for each other's interpreter lock.
-        writers = 1 if engine.dialect.name == "sqlite" else max(1, POOL_SIZE - readers - 4)
+        sqlite = engine.dialect.name == "sqlite"
+        readers = 8 if sqlite else (POOL_SIZE - 4) // 2
+        writers = 1 if sqlite else POOL_SIZE - 4 - readers
         self._reads = ThreadPoolExecutor(readers, thread_name_prefix="db-reads")
         self._moves = ThreadPoolExecutor(writers, thread_name_prefix="db-moves")
 
@@ -227,23 +231,27 @@ class LoopReads:
 
 
 class ReadElsewhere(Exception):
-    """A read on the event loop could not be served now: read through a worker thread."""
+    """Work on the event loop could not be done now: do it through a worker thread."""
 
 
-class PgLoopReads:
-    """PostgreSQL: one-statement reads awaited on the event loop, through psycopg's own
-    asynchronous pool of autocommit connections, without the hand-over to a worker thread.
+class PgLoopPool:
+    """PostgreSQL: psycopg's own asynchronous pool of autocommit connections, for the
+    work awaited on the event loop without the hand-over to a worker thread and without
+    SQLAlchemy: ``GET /legal``'s one-row read (``first``) and a player's move
+    (``MatchService.move_on_loop``, which sends its own ``BEGIN`` and ``COMMIT``).
 
     The hand-over and SQLAlchemy's execution of a one-row read cost about 0.7 ms of CPU
     here against 0.2 ms through this pool (docs/benchmarks.md, issue 16). The pool is
-    small (``SIZE``) and separate from SQLAlchemy's: a read that finds no connection free
-    within ``WAIT_SECONDS``, or fails (the server restarting, say), raises
-    ``ReadElsewhere``, and the caller reads through its worker thread, whose errors the
-    app answers as usual (a 503 while the database is away).
+    small (``SIZE``) and separate from SQLAlchemy's: no connection free within
+    ``WAIT_SECONDS``, or a read that fails (the server restarting, say), raises
+    ``ReadElsewhere``, and the caller works through its worker thread, whose errors the
+    app answers as usual (a 503 while the database is away). Waiting is cheaper than
+    that hand-over, so under load a call waits for its turn here rather than leave soon
+    (0.05 s sent about a tenth of the moves to the threads under the load benchmark).
     """
 
-    SIZE = 4
-    WAIT_SECONDS = 0.05
+    SIZE = 12
+    WAIT_SECONDS = 0.5
 
     def __init__(self, conninfo: str) -> None:
         self.pool = AsyncConnectionPool(
@@ -251,7 +259,7 @@ class PgLoopReads:
         )
 
     @classmethod
-    def of(cls, engine: Engine) -> PgLoopReads | None:
+    def of(cls, engine: Engine) -> PgLoopPool | None:
         """For a PostgreSQL engine (its URL as libpq's); else None."""
         if engine.dialect.name != "postgresql":
             return None
@@ -269,6 +277,21 @@ class PgLoopReads:
                 return await cursor.fetchone()
         except psycopg.Error as exc:  # PoolTimeout and PoolClosed among them
             raise ReadElsewhere(str(exc)) from exc
+
+    @contextlib.asynccontextmanager
+    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A connection of the pool, in autocommit; ``ReadElsewhere`` if none is free now
+        (or the pool is closed). What goes wrong while it is held is the caller's; the
+        pool checks it on its return (one left in a transaction is rolled back, a
+        broken one replaced)."""
+        try:
+            connection = await self.pool.getconn(timeout=self.WAIT_SECONDS)
+        except psycopg.Error as exc:
+            raise ReadElsewhere(str(exc)) from exc
+        try:
+            yield connection
+        finally:
+            await self.pool.putconn(connection)
 
     async def close(self) -> None:
         await self.pool.close()

@@ -60,8 +60,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(warm_up)
-        if matches.pg_loop_reads is not None:
-            await matches.pg_loop_reads.open()
+        if matches.pg_loop_pool is not None:
+            await matches.pg_loop_pool.open()
         async with listening(app.state.broker):
             await app.state.computer.start()
             await app.state.deadlines.start()
@@ -77,8 +77,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         app.state.lanes.close()
         if matches.loop_reads is not None:
             matches.loop_reads.close()
-        if matches.pg_loop_reads is not None:
-            await matches.pg_loop_reads.close()
+        if matches.pg_loop_pool is not None:
+            await matches.pg_loop_pool.close()
         app.state.engine.dispose()
 
     app = FastAPI(

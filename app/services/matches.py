@@ -18,16 +18,27 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any, overload
 
+import psycopg
+from psycopg import AsyncConnection
 from sqlalchemy import Connection, Engine, bindparam, or_, select, update
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 import games
 from app import fairness
-from app.db import LoopReads, PgLoopReads, ReadElsewhere, reading
+from app.db import LoopReads, PgLoopPool, ReadElsewhere, reading
 from app.models import Match, Seat
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
-from app.services.move_statements import MATCHES, SEATS, Notice, Writes, statements_for
+from app.services.move_statements import (
+    MATCHES,
+    SEATS,
+    DriverStatements,
+    LoopStatements,
+    Notice,
+    Writes,
+    statements_for,
+)
 from app.services.names import clean_name
 from app.services.tokens import same
 from app.texts import N_, UNPLAYED_REASONS
@@ -316,6 +327,28 @@ class Played:
     pending: Writes | None = field(default=None, repr=False, compare=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A move that passed its checks on the locked row, before the repetition count."""
+
+    locked: Locked
+    seat: SeatRow
+    game: Game  # type: ignore[type-arg]
+    notation: str
+    #: the position the move makes, and its text
+    after: Any
+    after_text: str
+    moment: datetime
+    code: str | None
+    #: the result the new position has on its own (threefold repetition not counted yet)
+    outcome: Outcome | None
+
+    @property
+    def code_to_count(self) -> str | None:
+        """The new position's code if its repetitions must be counted to judge it."""
+        return self.code if self.outcome is None else None
+
+
 def with_move(row: Any, moment: datetime, mover: str, next_side: str | None) -> dict[str, Any]:
     """The columns of the match row that every accepted move changes, besides the position,
     the ply, the version, the turn and the result, which ``MatchService._play`` sets.
@@ -486,6 +519,26 @@ def settle_turn(match: Match, at: datetime | None) -> None:
         match.ai_claimed_until = None
 
 
+def locked_from(match_id: str, rows: Sequence[Any]) -> Locked:
+    """``Locked`` from the rows of ``LOCK_FOR_MOVE`` (none: no such match)."""
+    if not rows:
+        raise NotFound(f"there is no match {match_id!r}")
+    seats = tuple(
+        SeatRow(r.seat_id, r.seat_side, r.seat_name, r.seat_token_hash, r.seat_ai_level)
+        for r in rows
+        if r.seat_id is not None
+    )
+    return Locked(rows[0], tuple(sorted(seats, key=lambda seat: seat.side)))
+
+
+def players_seat(locked: Locked, token_hash: str | None) -> SeatRow:
+    """The seat of the browser holding ``token_hash``; ``Forbidden`` if it has none."""
+    seat = locked.seat_of(token_hash)
+    if seat is None:
+        raise Forbidden(N_("you have no seat in this match"))
+    return seat
+
+
 def _unobserved(_match_id: str, _version: int) -> Callable[[Played | None], None]:
     return lambda _played: None
 
@@ -527,7 +580,10 @@ class MatchService:
         self.engine = engine
         self.statements = statements_for(engine.dialect)
         self.loop_reads = LoopReads.of(engine)
-        self.pg_loop_reads = PgLoopReads.of(engine)
+        self.pg_loop_pool = PgLoopPool.of(engine)
+        self.loop_statements = (
+            LoopStatements(self.statements) if isinstance(self.statements, DriverStatements) else None
+        )
         self._legal_sql = str(READ_FOR_LEGAL.compile(dialect=engine.dialect))
 
     # ------------------------------------------------------------- reading
@@ -586,12 +642,12 @@ class MatchService:
 
     async def legal_on_loop(self, match_id: str) -> dict[str, Any] | None:
         """``legal`` read without leaving the event loop where the database allows it:
-        SQLite's ``legal_here``, or awaited on PostgreSQL (``PgLoopReads``); None where that
+        SQLite's ``legal_here``, or awaited on PostgreSQL (``PgLoopPool``); None where that
         cannot be done now: then call ``legal`` on a worker thread."""
-        if self.pg_loop_reads is None:
+        if self.pg_loop_pool is None:
             return self.legal_here(match_id)
         try:
-            row = await self.pg_loop_reads.first(self._legal_sql, {"match_id": match_id})
+            row = await self.pg_loop_pool.first(self._legal_sql, {"match_id": match_id})
         except ReadElsewhere:
             return None
         return legal_in(match_id, row)
@@ -785,12 +841,71 @@ class MatchService:
         """Play ``text`` for the browser holding ``token_hash``, if the match is at ``ply``."""
 
         def play(conn: Connection, locked: Locked) -> Played:
-            seat = locked.seat_of(token_hash)
-            if seat is None:
-                raise Forbidden(N_("you have no seat in this match"))
-            return self._play(conn, locked, seat, text, ply)
+            return self._play(conn, locked, players_seat(locked, token_hash), text, ply)
 
         return self._commit_move(match_id, play)
+
+    async def move_on_loop(self, match_id: str, token_hash: str | None, text: str, ply: int) -> Played | None:
+        """``move`` awaited on the event loop, on PostgreSQL (``PgLoopPool`` and
+        ``LoopStatements``): no hand-over to a worker thread and no SQLAlchemy, which
+        cost more CPU than the move's own work (docs/benchmarks.md, issue 16).
+
+        None, having changed nothing, where ``move`` must play it on a worker thread
+        instead: on SQLite; with no connection free now; after a database error before
+        the commit was sent; and for the moves that path finishes, one that ends a game
+        with finish hooks to run (the ladder) and one that finds the mover's time run
+        out. Refusals are raised as ``move`` raises them.
+        """
+        pool, statements = self.pg_loop_pool, self.loop_statements
+        if pool is None or statements is None:
+            return None
+        try:
+            async with pool.connection() as conn:
+                return await self._move_on(conn, statements, match_id, token_hash, text, ply)
+        except ReadElsewhere:
+            return None
+
+    async def _move_on(
+        self,
+        conn: AsyncConnection[Any],
+        statements: LoopStatements,
+        match_id: str,
+        token_hash: str | None,
+        text: str,
+        ply: int,
+    ) -> Played | None:
+        try:
+            locked = locked_from(match_id, await statements.lock(conn, match_id))
+            checked = self._check(locked, players_seat(locked, token_hash), text, ply)
+            code = checked.code_to_count
+            earlier = None if code is None else await statements.count_repeats(conn, match_id, code)
+            played = self._accept(checked, earlier)
+        except (TimeUp, psycopg.Error):
+            # The worker thread's path plays it again and answers as it always does
+            # (the match finished by its deadline; a 503 while the database is away).
+            await statements.rollback(conn)
+            return None
+        except BaseException:
+            await statements.rollback(conn)
+            raise
+        if played.pending is None or self._runs_hooks(played):
+            await statements.rollback(conn)
+            return None
+        settle = self.on_playing(match_id, played.version)
+        try:
+            await statements.write_and_commit(conn, played.pending)
+        except BaseException as exc:
+            settle(None)
+            await statements.rollback(conn)
+            if isinstance(exc, psycopg.Error):
+                # As the worker thread's path raises it (through SQLAlchemy): the app
+                # answers a 503 if the database is away, else a 500.
+                raise sa_exc.DBAPIError.instance("COMMIT", None, exc, psycopg.Error) from exc
+            raise
+        played = replace(played, pending=None)
+        settle(played)
+        self._played(match_id, played)
+        return played
 
     def computer_move(self, match_id: str, text: str, ply: int) -> Played:
         """Play the computer's reply, if it is still the computer's turn at ``ply``."""
@@ -826,15 +941,7 @@ class MatchService:
         return played
 
     def _lock_row(self, conn: Connection, match_id: str) -> Locked:
-        rows = self.statements.lock(conn, match_id)
-        if not rows:
-            raise NotFound(f"there is no match {match_id!r}")
-        seats = tuple(
-            SeatRow(r.seat_id, r.seat_side, r.seat_name, r.seat_token_hash, r.seat_ai_level)
-            for r in rows
-            if r.seat_id is not None
-        )
-        return Locked(rows[0], tuple(sorted(seats, key=lambda seat: seat.side)))
+        return locked_from(match_id, self.statements.lock(conn, match_id))
 
     def _play(self, conn: Connection, locked: Locked, seat: SeatRow, text: str, ply: int) -> Played:
         """Check and record one move; raises and changes nothing when it is refused.
@@ -842,6 +949,28 @@ class MatchService:
         A bounded amount of work whatever the ply: the locked row, one count of equal
         positions (games with a repetition rule), one insert, one update.
         """
+        checked = self._check(locked, seat, text, ply)
+        code = checked.code_to_count
+        earlier = None if code is None else self.statements.count_repeats(conn, locked.match.id, code)
+        played = self._accept(checked, earlier)
+        if played.pending is not None and self._runs_hooks(played):
+            # The finish hooks read the finished match: its writes go first.
+            self.statements.write(conn, played.pending)
+            with self.sessions(bind=conn) as db:
+                match = db.get(Match, locked.match.id)
+                assert match is not None
+                for hook in self.finish_hooks:
+                    hook(db, match)
+                db.flush()
+            played = replace(played, pending=None)
+        return played
+
+    def _runs_hooks(self, played: Played) -> bool:
+        return played.state["status"] == "finished" and bool(self.finish_hooks)
+
+    def _check(self, locked: Locked, seat: SeatRow, text: str, ply: int) -> Checked:
+        """The move's checks on the locked row, and the position it makes; raises a
+        refusal (nothing changed) when it cannot be played."""
         row = locked.match
         require_playing(row.status)
         if ply != row.ply:
@@ -860,16 +989,36 @@ class MatchService:
             raise Invalid(N_("malformed move: %(detail)s"), detail=exc) from None
         except IllegalMove as exc:
             raise Invalid(N_("illegal move: %(detail)s"), detail=exc) from None
-        notation = game.format_move(move)
         after = game.apply(position, move)
-        after_text = game.format_position(after)
-        moment = self.clock()
-        code = game.repetition_code(after)
-        outcome = game.outcome(after)
-        if outcome is None and code is not None and self._repeats(conn, row, game, code) >= 3:
-            outcome = Outcome(None, "repetition")
-        to_move = game.to_move(after)
+        return Checked(
+            locked=locked,
+            seat=seat,
+            game=game,
+            notation=game.format_move(move),
+            after=after,
+            after_text=game.format_position(after),
+            moment=self.clock(),
+            code=game.repetition_code(after),
+            outcome=game.outcome(after),
+        )
+
+    def _accept(self, checked: Checked, earlier: int | None) -> Played:
+        """The accepted move, its writes still to send (``Played.pending``).
+
+        ``earlier``: how many stored moves of the match reached the position the move
+        makes (``count_repeats``), given when it has a ``code_to_count``. ``TimeUp`` if
+        the mover's time had run out.
+        """
+        locked, seat, game, moment = checked.locked, checked.seat, checked.game, checked.moment
+        row = locked.match
+        outcome, counted = checked.outcome, checked.code_to_count
+        if counted is not None:
+            assert earlier is not None, "a position with a repetition rule needs its count"
+            if self._repeats(row, game, counted, earlier) >= 3:
+                outcome = Outcome(None, "repetition")
+        to_move = game.to_move(checked.after)
         changes = with_move(row, moment, seat.side, to_move if outcome is None else None)
+        notation, after_text = checked.notation, checked.after_text
         changes.update(
             position=after_text,
             ply=row.ply + 1,
@@ -901,39 +1050,27 @@ class MatchService:
             "position_after": after_text,
             "think_ms": think_ms(row.turn_started_at, moment),
             "created_at": moment,
-            "repetition": code,
+            "repetition": checked.code,
             "clocks_after": changes.get("clocks"),
         }
         notice = None if self.notice_of is None else self.notice_of(row.id, changes["version"])
-        writes = Writes(record, row.id, changes, notice)
-        # Sent by ``_commit_move`` with the commit, unless the finish hooks need to see them.
-        pending: Writes | None = writes
-        if outcome is not None and self.finish_hooks:
-            self.statements.write(conn, writes)
-            pending = None
-            with self.sessions(bind=conn) as db:
-                match = db.get(Match, row.id)
-                assert match is not None
-                for hook in self.finish_hooks:
-                    hook(db, match)
-                db.flush()
         values = {**row._asdict(), **changes}
         return Played(
             state=answer(values, to_move, locked.seats, moment),
             version=changes["version"],
             computer_to_move=changes["ai_turn_at"] is not None,
             timed=row.time_control is not None,
-            pending=pending,
+            pending=Writes(record, row.id, changes, notice),
         )
 
-    def _repeats(self, conn: Connection, row: Any, game: Game, code: str) -> int:  # type: ignore[type-arg]
+    def _repeats(self, row: Any, game: Game, code: str, earlier: int) -> int:  # type: ignore[type-arg]
         """How often the position with ``code`` has occurred, counting the one just reached.
 
-        The start position, every stored move's position with that code (an indexed
-        count), and the new one: what ``Game.outcome_after`` counts over the whole history.
+        The start position, the ``earlier`` stored moves' positions with that code (an
+        indexed count), and the new one: what ``Game.outcome_after`` counts over the
+        whole history.
         """
         start = game.repetition_code(game.parse_position(row.initial_position)) == code
-        earlier = self.statements.count_repeats(conn, row.id, code)
         return int(start) + earlier + 1
 
     def _played(self, match_id: str, played: Played) -> None:

@@ -1,12 +1,14 @@
 """The statements of a move's transaction, and the two ways they run.
 
 - ``CoreStatements`` (SQLite): SQLAlchemy Core on the transaction's connection.
-- ``DriverStatements`` (PostgreSQL): the same statements, compiled once, on psycopg's
-  own cursor in the transaction SQLAlchemy began, its writes sent together in one
-  pipeline. Each statement SQLAlchemy runs costs more CPU than psycopg's part of it, and
-  each round trip to the server costs a wait and a wake-up: this way a move makes four
-  round trips (begin and lock, count the repetitions, the writes, commit), not seven
-  (docs/benchmarks.md, issue 16).
+- ``DriverStatements`` (PostgreSQL, on a worker thread): the same statements, compiled
+  once, on psycopg's own cursor in the transaction SQLAlchemy began, its writes sent
+  together in one pipeline. Each statement SQLAlchemy runs costs more CPU than
+  psycopg's part of it, and each round trip to the server costs a wait and a wake-up:
+  this way a move makes three round trips (begin and lock, count the repetitions, the
+  writes with the commit), not seven (docs/benchmarks.md, issue 16).
+- ``LoopStatements`` (PostgreSQL, on the event loop): ``DriverStatements``' statements
+  awaited on an asynchronous psycopg connection, in the same three round trips.
 
 Both hand back the locked rows as tuples with named fields (``row.ply``,
 ``row._asdict()``), so the move's checks are written once.
@@ -14,9 +16,13 @@ Both hand back the locked rows as tuples with named fields (``row.ply``,
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import psycopg
+from psycopg import AsyncConnection
+from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
 from sqlalchemy import Connection, Dialect, bindparam, func, select, text
 
@@ -110,12 +116,12 @@ class DriverStatements:
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
-        self._lock = str(LOCK_FOR_MOVE.compile(dialect=dialect))
-        self._count = str(COUNT_REPEATS.compile(dialect=dialect))
-        self._notify = str(NOTIFY.compile(dialect=dialect))
+        self.lock_sql = str(LOCK_FOR_MOVE.compile(dialect=dialect))
+        self.count_sql = str(COUNT_REPEATS.compile(dialect=dialect))
+        self.notify_sql = str(NOTIFY.compile(dialect=dialect))
         self._compiled: dict[tuple[bool, frozenset[str]], str] = {}
 
-    def _sql(self, insert: bool, columns: frozenset[str]) -> str:
+    def sql_for(self, insert: bool, columns: frozenset[str]) -> str:
         sql = self._compiled.get((insert, columns))
         if sql is None:
             # inline: no RETURNING of the new id, which nothing reads
@@ -131,14 +137,14 @@ class DriverStatements:
         # fetched after the pipeline's end (inside it, a fetch would cost a sync of its own).
         with driver.cursor(row_factory=namedtuple_row) as cursor:
             with driver.pipeline():
-                cursor.execute(self._lock, {"lock_id": match_id})
+                cursor.execute(self.lock_sql, {"lock_id": match_id})
             return cursor.fetchall()
 
     def count_repeats(self, conn: Connection, match_id: str, code: str) -> int:
         driver = conn.connection.driver_connection
         assert driver is not None
         with driver.cursor() as cursor:
-            cursor.execute(self._count, {"match_id": match_id, "code": code})
+            cursor.execute(self.count_sql, {"match_id": match_id, "code": code})
             row = cursor.fetchone()
         assert row is not None
         return int(row[0])
@@ -158,13 +164,57 @@ class DriverStatements:
         # Sent together; the pipeline's end waits for them all and raises the first error
         # (a failed statement fails the COMMIT after it: nothing is written).
         with driver.pipeline(), driver.cursor() as cursor:
-            cursor.execute(self._sql(True, frozenset(writes.move)), writes.move)
-            cursor.execute(self._sql(False, frozenset(writes.changes)), changes)
+            cursor.execute(self.sql_for(True, frozenset(writes.move)), writes.move)
+            cursor.execute(self.sql_for(False, frozenset(writes.changes)), changes)
             if writes.notice is not None:
                 channel, payload = writes.notice
-                cursor.execute(self._notify, {"channel": channel, "payload": payload})
+                cursor.execute(self.notify_sql, {"channel": channel, "payload": payload})
             if commit:
                 driver.commit()
+
+
+class LoopStatements:
+    """``DriverStatements``' statements awaited on the event loop, on an asynchronous
+    psycopg connection in autocommit (``app.db.PgLoopPool``'s): the transaction's own
+    ``BEGIN`` goes in the locking read's pipeline and its ``COMMIT`` in the writes'.
+    Its caller rolls back (``rollback``) whatever it does not commit."""
+
+    def __init__(self, driver: DriverStatements) -> None:
+        self.driver = driver
+
+    async def lock(self, conn: AsyncConnection[Any], match_id: str) -> list[Any]:
+        async with conn.cursor(row_factory=namedtuple_row) as cursor:
+            async with conn.pipeline():
+                await conn.execute("BEGIN")
+                await cursor.execute(self.driver.lock_sql, {"lock_id": match_id})
+            return await cursor.fetchall()
+
+    async def count_repeats(self, conn: AsyncConnection[Any], match_id: str, code: str) -> int:
+        cursor = await conn.execute(self.driver.count_sql, {"match_id": match_id, "code": code})
+        row = await cursor.fetchone()
+        assert row is not None
+        return int(row[0])
+
+    async def write_and_commit(self, conn: AsyncConnection[Any], writes: Writes) -> None:
+        """The writes and the COMMIT in one pipeline: all of them or, after an error
+        (raised), none (the caller then rolls back)."""
+        driver = self.driver
+        changes = {"match_key": writes.match_key, **writes.changes}
+        async with conn.pipeline(), conn.cursor() as cursor:
+            await cursor.execute(driver.sql_for(True, frozenset(writes.move)), writes.move)
+            await cursor.execute(driver.sql_for(False, frozenset(writes.changes)), changes)
+            if writes.notice is not None:
+                channel, payload = writes.notice
+                await cursor.execute(driver.notify_sql, {"channel": channel, "payload": payload})
+            await cursor.execute("COMMIT")
+
+    @staticmethod
+    async def rollback(conn: AsyncConnection[Any]) -> None:
+        """Ends the transaction without a trace; a connection that cannot is left to the
+        pool, which replaces a broken one on its return."""
+        if conn.info.transaction_status != TransactionStatus.IDLE:
+            with contextlib.suppress(psycopg.Error):
+                await conn.execute("ROLLBACK")
 
 
 def statements_for(dialect: Dialect) -> MoveStatements:

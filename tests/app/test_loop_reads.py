@@ -113,7 +113,7 @@ def test_only_an_sqlite_file_is_read_on_the_loop(app: FastAPI) -> None:
     assert LoopReads.of(create_engine("sqlite:////tmp/x.db")) is not None
 
 
-# PostgreSQL: GET /legal awaits its read on the event loop (app.db.PgLoopReads).
+# PostgreSQL: GET /legal awaits its read on the event loop (app.db.PgLoopPool).
 
 postgresql_only = pytest.mark.skipif(
     not ON_POSTGRESQL, reason="needs a PostgreSQL server (TEST_DATABASE_URL)"
@@ -125,7 +125,7 @@ def test_on_postgresql_the_legal_moves_are_read_on_the_loop_with_the_worker_thre
     app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     matches = app.state.matches
-    assert matches.pg_loop_reads is not None and matches.loop_reads is None
+    assert matches.pg_loop_pool is not None and matches.loop_reads is None
     playing = started(alice, bob)
     play(alice, playing, "d6")
     waiting = create(alice)
@@ -155,7 +155,7 @@ def test_on_postgresql_a_read_finding_no_free_connection_goes_to_a_worker_thread
     match_id = started(alice, bob)
     expected = matches.legal(match_id)
     threads = worker_reads(matches, monkeypatch)
-    pool = matches.pg_loop_reads.pool
+    pool = matches.pg_loop_pool.pool
 
     async def hold_every_connection() -> list[Any]:
         return [await pool.getconn() for _ in range(pool.max_size)]

@@ -1,0 +1,349 @@
+"""On PostgreSQL a player's move is awaited on the event loop (``MatchService.move_on_loop``,
+``app.services.move_statements.LoopStatements``): the same answers, rows and refusals as
+the worker thread's path (``MatchService.move``), and that path plays the moves it must
+finish (the time run out, finish hooks to run) or that the loop cannot take now."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+from collections.abc import Callable, Coroutine, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlalchemy import create_engine, text
+from sqlalchemy import exc as sa_exc
+
+import games
+from app import db
+from app.db import make_engine, make_sessionmaker
+from app.manage import migrate
+from app.services.errors import Conflict, Forbidden, Invalid, NotFound
+from app.services.matches import MatchService, Played
+from tests.app.conftest import database_url
+from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, started
+from tests.app.test_constant_work import long_quiet_line, recording
+
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"), reason="needs a PostgreSQL server (TEST_DATABASE_URL)"
+)
+
+T = TypeVar("T")
+T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
+ALICE, BOB = "a" * 64, "b" * 64
+BLITZ = {"kind": "realtime", "initial_seconds": 60, "increment_seconds": 2}
+#: Morris: the position after the placing shuffles back to itself a third time (a draw).
+REPEATING = "e4 g4 d7 a4 f2 d2 d3 c4 g1 c5 c3 d6 b2 b6 e5 g7 d1 a7".split() + (
+    "e5-d5 d6-f6 d5-e5 f6-d6".split() * 2
+)
+
+
+@dataclass
+class FakeClock:
+    moment: datetime = T0
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+
+@dataclass
+class Service:
+    svc: MatchService
+    clock: FakeClock
+    loop: asyncio.AbstractEventLoop
+    settled: list[tuple[int, bool]] = field(default_factory=list)
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return self.loop.run_until_complete(coroutine)
+
+    def on_loop(self, match_id: str, who: str, move: str, ply: int | None = None) -> Played | None:
+        ply = self.svc.get(match_id).ply if ply is None else ply
+        return self.run(self.svc.move_on_loop(match_id, who, move, ply))
+
+    def new_match(self, game: str = "morris", **extra: Any) -> str:
+        """Alice (first side) creates it, Bob joins."""
+        created = self.svc.create(game, "Alice", "first", ALICE, **extra).match.id
+        self.svc.join(created, "Bob", BOB)
+        return created
+
+
+@pytest.fixture
+def service(tmp_path: Path) -> Iterator[Service]:
+    url = database_url(tmp_path)
+    migrate(url)
+    engine = make_engine(url)
+    clock = FakeClock()
+    svc = MatchService(make_sessionmaker(engine), lambda _m, _v: None, clock=clock)
+    loop = asyncio.new_event_loop()
+    found = Service(svc, clock, loop)
+
+    def on_playing(_match_id: str, version: int) -> Callable[[Played | None], None]:
+        return lambda played: found.settled.append((version, played is not None))
+
+    svc.on_playing = on_playing
+    assert svc.pg_loop_pool is not None
+    loop.run_until_complete(svc.pg_loop_pool.open())
+    yield found
+    loop.run_until_complete(svc.pg_loop_pool.close())
+    loop.close()
+    engine.dispose()
+
+
+def rows(service: Service, match_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The match row and its moves' rows, without what names the match itself."""
+    with service.svc.engine.connect() as conn:
+        found = conn.execute(text("SELECT * FROM matches WHERE id = :id"), {"id": match_id}).one()
+        match = dict(found._mapping)
+        moves = [
+            dict(row._mapping)
+            for row in conn.execute(
+                text("SELECT * FROM moves WHERE match_id = :id ORDER BY ply"), {"id": match_id}
+            )
+        ]
+    for name in ("id", "created_at", "public_key", "client_key"):
+        match.pop(name, None)
+    for move in moves:
+        move.pop("id")
+        move.pop("match_id")
+    return match, moves
+
+
+def without_id(state: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in state.items() if key != "id"}
+
+
+@pytest.mark.parametrize(
+    ("game", "line", "extra"),
+    [
+        ("morris", MORRIS_WIN, {}),
+        ("morris", REPEATING, {"time_control": BLITZ}),
+        ("bashni", BASHNI_WIN, {}),
+        ("bobail", BOBAIL_WIN, {"time_control": BLITZ}),
+    ],
+    ids=["morris-win", "morris-repetition-timed", "bashni-win", "bobail-win-timed"],
+)
+def test_a_game_on_the_loop_answers_and_writes_as_on_the_worker_thread(
+    service: Service, game: str, line: list[str], extra: dict[str, Any]
+) -> None:
+    on_thread = service.new_match(game=game, **extra)
+    on_loop = service.new_match(game=game, **extra)
+    svc = service.svc
+    for ply, move in enumerate(line):
+        service.clock.moment = T0 + timedelta(seconds=3 * ply + 1, milliseconds=ply)
+        who = (ALICE, BOB)[ply % 2]
+        expected = svc.move(on_thread, who, move, ply)
+        got = service.on_loop(on_loop, who, move, ply)
+        assert got is not None, (ply, move)
+        assert without_id(got.state) == without_id(expected.state), (ply, move)
+        assert (got.version, got.computer_to_move, got.timed) == (
+            expected.version,
+            expected.computer_to_move,
+            expected.timed,
+        )
+    assert got.state["status"] == "finished"
+    assert rows(service, on_loop) == rows(service, on_thread)
+    # Each move told the event streams of its version, before and after its commit.
+    assert service.settled == [(version, True) for version in range(3, 3 + len(line)) for _ in (0, 1)]
+
+
+def test_refusals_on_the_loop_are_the_worker_threads_and_change_nothing(service: Service) -> None:
+    match_id = service.new_match()
+    assert service.on_loop(match_id, ALICE, "d6") is not None
+    before = rows(service, match_id)
+    refusals: list[tuple[str, str, int, type[Exception], str]] = [
+        ("no-such-match", BOB, 1, NotFound, "no match"),
+        (match_id, "c" * 64, 1, Forbidden, "no seat"),
+        (match_id, ALICE, 1, Conflict, "not your turn"),
+        (match_id, BOB, 0, Conflict, "moved on"),
+        (match_id, BOB, 1, Invalid, "illegal move"),
+    ]
+    for match, who, ply, kind, words in refusals:
+        move = "d6" if kind is Invalid else "a7"
+        with pytest.raises(kind, match=words):
+            service.svc.move(match, who, move, ply)
+        with pytest.raises(kind, match=words):
+            service.on_loop(match, who, move, ply)
+        assert rows(service, match_id) == before
+    # Every connection went back to the pool out of its transaction.
+    played = service.on_loop(match_id, BOB, "a7", 1)
+    assert played is not None and played.state["ply"] == 2
+
+
+def test_a_move_after_the_deadline_is_left_to_the_worker_thread_which_ends_the_match(
+    service: Service,
+) -> None:
+    match_id = service.new_match(time_control=BLITZ)
+    for ply, move in enumerate(MORRIS_WIN[:2]):
+        assert service.on_loop(match_id, (ALICE, BOB)[ply % 2], move) is not None
+    before = rows(service, match_id)
+    service.clock.moment = T0 + timedelta(minutes=5)
+    assert service.on_loop(match_id, ALICE, MORRIS_WIN[2], 2) is None  # (a read would judge it)
+    assert rows(service, match_id) == before
+    with pytest.raises(Conflict, match="time ran out"):
+        service.svc.move(match_id, ALICE, MORRIS_WIN[2], 2)
+    match = service.svc.get(match_id)
+    assert (match.status, match.winner, match.reason, match.ply) == ("finished", "b", "timeout", 2)
+
+
+def test_a_game_ending_move_with_finish_hooks_is_played_on_the_worker_thread(service: Service) -> None:
+    match_id = service.new_match()
+    finished: list[tuple[str, str]] = []
+    service.svc.finish_hooks.append(lambda _db, match: finished.append((match.id, match.status)))
+    for ply, move in enumerate(MORRIS_WIN[:-1]):
+        assert service.on_loop(match_id, (ALICE, BOB)[ply % 2], move) is not None
+    last = len(MORRIS_WIN) - 1
+    who = (ALICE, BOB)[last % 2]
+    before = rows(service, match_id)
+    assert service.on_loop(match_id, who, MORRIS_WIN[last]) is None
+    assert rows(service, match_id) == before and finished == []
+    assert service.svc.move(match_id, who, MORRIS_WIN[last], last).state["status"] == "finished"
+    assert finished == [(match_id, "finished")]
+
+
+def test_no_free_connection_or_a_failed_read_leaves_the_move_to_the_worker_thread(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = service.new_match()
+    pool = service.svc.pg_loop_pool
+    assert pool is not None
+    monkeypatch.setattr(pool, "WAIT_SECONDS", 0.01)
+    held = service.run(_hold_all(pool.pool))
+    try:
+        assert service.on_loop(match_id, ALICE, "d6") is None
+    finally:
+        service.run(_give_back(pool.pool, held))
+    statements = service.svc.loop_statements
+    assert statements is not None
+
+    async def broken(*_args: Any) -> Any:
+        raise psycopg.OperationalError("the server closed the connection")
+
+    monkeypatch.setattr(statements, "count_repeats", broken)
+    before = rows(service, match_id)
+    assert service.on_loop(match_id, ALICE, "d6") is None
+    assert rows(service, match_id) == before
+    assert service.settled == []
+    monkeypatch.undo()
+    assert service.on_loop(match_id, ALICE, "d6") is not None
+
+
+def test_a_failed_commit_is_raised_as_sqlalchemys_error_and_tells_the_streams(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = service.new_match()
+    statements = service.svc.loop_statements
+    assert statements is not None
+
+    async def lost(*_args: Any) -> None:
+        raise psycopg.OperationalError("the server closed the connection")
+
+    monkeypatch.setattr(statements, "write_and_commit", lost)
+    before = rows(service, match_id)
+    with pytest.raises(sa_exc.OperationalError) as raised:
+        service.on_loop(match_id, ALICE, "d6")
+    assert db.unavailable(raised.value)  # answered 503
+    assert rows(service, match_id) == before
+    assert service.settled == [(3, False)]
+
+
+async def _hold_all(pool: Any) -> list[Any]:
+    return [await pool.getconn() for _ in range(pool.max_size)]
+
+
+async def _give_back(pool: Any, held: list[Any]) -> None:
+    for connection in held:
+        await pool.putconn(connection)
+
+
+# Through HTTP: the app's own event loop.
+
+
+def worker_moves(matches: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """The (thread name, move) of each move played through ``matches.move`` from now on."""
+    threads: list[tuple[str, str]] = []
+    original = matches.move
+
+    def on_a_worker(match_id: str, token_hash: str | None, move: str, ply: int) -> Any:
+        threads.append((threading.current_thread().name, move))
+        return original(match_id, token_hash, move, ply)
+
+    monkeypatch.setattr(matches, "move", on_a_worker)
+    return threads
+
+
+def test_moves_through_http_are_played_on_the_loop(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads = worker_moves(app.state.matches, monkeypatch)
+    match_id = started(alice, bob)
+    for ply, move in enumerate(MORRIS_WIN):
+        answer = (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
+        assert answer.status_code == 200, answer.text
+    assert answer.json()["status"] == "finished"
+    assert answer.json() == {**alice.get(f"/api/matches/{match_id}").json(), "clock_running": None}
+    # All but the last: the ladder's finish hook runs on the worker thread's path.
+    assert app.state.matches.finish_hooks
+    assert [move for _thread, move in threads] == [MORRIS_WIN[-1]]
+
+
+def test_through_http_a_move_finding_no_free_connection_is_played_on_a_worker_thread(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matches = app.state.matches
+    monkeypatch.setattr(matches.pg_loop_pool, "WAIT_SECONDS", 0.01)
+    match_id = started(alice, bob)
+    threads = worker_moves(matches, monkeypatch)
+    pool = matches.pg_loop_pool.pool
+    held = alice.portal.call(_hold_all, pool)  # type: ignore[union-attr]
+    try:
+        answer = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d6", "ply": 0})
+    finally:
+        alice.portal.call(_give_back, pool, held)  # type: ignore[union-attr]
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["moves"] == ["d6"]
+    assert len(threads) == 1 and threads[0][0].startswith("db-moves")
+
+
+def test_through_http_moves_are_played_after_the_servers_connections_died(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = started(alice, bob)
+    monkeypatch.setattr(db, "PING_IDLE_SECONDS", 0.0)  # SQLAlchemy's pool pings first
+    url = app.state.engine.url
+    with create_engine(url.set(database="postgres")).connect() as conn:
+        killed = conn.execute(
+            text(
+                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+                "WHERE datname = :name AND pid <> pg_backend_pid()"
+            ),
+            {"name": url.database},
+        ).all()
+    assert killed
+    for ply, move in enumerate(MORRIS_WIN[:3]):
+        answer = (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
+        assert answer.status_code == 200, answer.text
+        assert answer.json()["ply"] == ply + 1
+
+
+def test_a_move_on_the_loop_sends_the_same_statements_at_ply_150_as_at_ply_2(service: Service) -> None:
+    line = long_quiet_line(games.get("morris"), 152, seed=3)
+    match_id = service.new_match()
+    counted: dict[int, list[str]] = {}
+    for ply, move in enumerate(line):
+        seen: list[str] = []
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(psycopg.AsyncCursor, "execute", recording(psycopg.AsyncCursor.execute, seen))
+            played = service.on_loop(match_id, (ALICE, BOB)[ply % 2], move, ply)
+        assert played is not None and played.state["status"] == "playing"
+        counted[ply] = seen
+    assert counted[150] == counted[2]
+    assert counted[2][0] == "BEGIN" and counted[2][-1] == "COMMIT"
+    reads_of_moves = [statement for statement in counted[150] if "FROM moves" in statement]
+    assert len(reads_of_moves) == 1 and "count(*)" in reads_of_moves[0]
