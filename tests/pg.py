@@ -64,3 +64,15 @@ def drop_created() -> None:
                 conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         except psycopg.Error:
             pass
+
+
+def terminate_connections(url: URL) -> int:
+    """Ends every server process connected to ``url``'s database, as a restart of the
+    server would, and says how many there were."""
+    with _connect(url.set(database="postgres")) as conn:
+        killed = conn.execute(
+            "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
+            "WHERE datname = %s AND pid <> pg_backend_pid()",
+            (url.database,),
+        ).fetchall()
+    return len(killed)

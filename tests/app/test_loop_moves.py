@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,8 +18,8 @@ import psycopg
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
 from sqlalchemy import exc as sa_exc
+from sqlalchemy import text
 
 import games
 from app import db
@@ -30,27 +30,20 @@ from app.services.matches import MatchService, Played
 from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, started
 from tests.app.test_constant_work import long_quiet_line, recording
+from tests.app.test_time_controls import T0, FakeClock
+from tests.pg import terminate_connections
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("TEST_DATABASE_URL"), reason="needs a PostgreSQL server (TEST_DATABASE_URL)"
 )
 
 T = TypeVar("T")
-T0 = datetime(2026, 3, 1, 10, 0, tzinfo=UTC)
 ALICE, BOB = "a" * 64, "b" * 64
 BLITZ = {"kind": "realtime", "initial_seconds": 60, "increment_seconds": 2}
 #: Morris: the position after the placing shuffles back to itself a third time (a draw).
 REPEATING = "e4 g4 d7 a4 f2 d2 d3 c4 g1 c5 c3 d6 b2 b6 e5 g7 d1 a7".split() + (
     "e5-d5 d6-f6 d5-e5 f6-d6".split() * 2
 )
-
-
-@dataclass
-class FakeClock:
-    moment: datetime = T0
-
-    def __call__(self) -> datetime:
-        return self.moment
 
 
 @dataclass
@@ -316,16 +309,7 @@ def test_through_http_moves_are_played_after_the_servers_connections_died(
 ) -> None:
     match_id = started(alice, bob)
     monkeypatch.setattr(db, "PING_IDLE_SECONDS", 0.0)  # SQLAlchemy's pool pings first
-    url = app.state.engine.url
-    with create_engine(url.set(database="postgres")).connect() as conn:
-        killed = conn.execute(
-            text(
-                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
-                "WHERE datname = :name AND pid <> pg_backend_pid()"
-            ),
-            {"name": url.database},
-        ).all()
-    assert killed
+    assert terminate_connections(app.state.engine.url) > 0
     for ply, move in enumerate(MORRIS_WIN[:3]):
         answer = (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
         assert answer.status_code == 200, answer.text

@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine
 
 from app import db
 from app.db import LoopReads
 from app.services.errors import NotFound
 from tests.app.helpers import MORRIS_WIN, create, play, started
+from tests.pg import terminate_connections
 
 ON_POSTGRESQL = bool(os.environ.get("TEST_DATABASE_URL"))
 sqlite_only = pytest.mark.skipif(ON_POSTGRESQL, reason="SQLite's own connections")
@@ -187,16 +188,7 @@ def test_on_postgresql_legal_moves_are_answered_after_the_servers_connections_di
     # connection first (test_db_ping.py); the loop's own pool finds its dead ones itself.
     monkeypatch.setattr(db, "PING_IDLE_SECONDS", 0.0)
     expected = app.state.matches.legal(match_id)
-    url = app.state.engine.url
-    with create_engine(url.set(database="postgres")).connect() as conn:
-        killed = conn.execute(
-            text(
-                "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity "
-                "WHERE datname = :name AND pid <> pg_backend_pid()"
-            ),
-            {"name": url.database},
-        ).all()
-    assert killed
+    assert terminate_connections(app.state.engine.url) > 0
     for _ in range(3):  # the dead loop connection's read goes to a worker thread, then anew
         answer = alice.get(f"/api/matches/{match_id}/legal")
         assert answer.status_code == 200, answer.text
