@@ -273,10 +273,10 @@ class PgLoopPool:
     async def first(self, sql: str, parameters: dict[str, Any]) -> tuple[Any, ...] | None:
         """The row of ``sql`` (pyformat parameters, at most one row), or None."""
         try:
-            async with self.pool.connection(timeout=self.WAIT_SECONDS) as connection:
+            async with self.connection() as connection:
                 cursor = await connection.execute(sql, parameters)
                 return await cursor.fetchone()
-        except psycopg.Error as exc:  # PoolTimeout and PoolClosed among them
+        except psycopg.Error as exc:  # the read failed: the worker thread reads anew
             raise ReadElsewhere(str(exc)) from exc
 
     @contextlib.asynccontextmanager
@@ -287,7 +287,7 @@ class PgLoopPool:
         broken one replaced)."""
         try:
             connection = await self.pool.getconn(timeout=self.WAIT_SECONDS)
-        except psycopg.Error as exc:
+        except psycopg.Error as exc:  # PoolTimeout and PoolClosed among them
             raise ReadElsewhere(str(exc)) from exc
         try:
             yield connection

@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import os
 import uuid
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -76,3 +77,13 @@ def terminate_connections(url: URL) -> int:
             (url.database,),
         ).fetchall()
     return len(killed)
+
+
+async def hold_every_connection(pool: Any) -> list[Any]:
+    """Every connection of a psycopg_pool ``AsyncConnectionPool``, taken on its own loop."""
+    return [await pool.getconn() for _ in range(pool.max_size)]
+
+
+async def give_back(pool: Any, held: list[Any]) -> None:
+    for connection in held:
+        await pool.putconn(connection)

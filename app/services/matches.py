@@ -888,12 +888,14 @@ class MatchService:
         except BaseException:
             await statements.rollback(conn)
             raise
-        if played.pending is None or self._runs_hooks(played):
+        pending = played.pending
+        assert pending is not None, "_accept leaves the writes to send"
+        if self._runs_hooks(played):
             await statements.rollback(conn)
             return None
         settle = self.on_playing(match_id, played.version)
         try:
-            await statements.write_and_commit(conn, played.pending)
+            await statements.write_and_commit(conn, pending)
         except BaseException as exc:
             settle(None)
             await statements.rollback(conn)

@@ -160,17 +160,26 @@ class DriverStatements:
     def _send(self, conn: Connection, writes: Writes, commit: bool) -> None:
         driver = conn.connection.driver_connection
         assert driver is not None
-        changes = {"match_key": writes.match_key, **writes.changes}
         # Sent together; the pipeline's end waits for them all and raises the first error
         # (a failed statement fails the COMMIT after it: nothing is written).
         with driver.pipeline(), driver.cursor() as cursor:
-            cursor.execute(self.sql_for(True, frozenset(writes.move)), writes.move)
-            cursor.execute(self.sql_for(False, frozenset(writes.changes)), changes)
-            if writes.notice is not None:
-                channel, payload = writes.notice
-                cursor.execute(self.notify_sql, {"channel": channel, "payload": payload})
+            for sql, parameters in self.statements_of(writes):
+                cursor.execute(sql, parameters)
             if commit:
                 driver.commit()
+
+    def statements_of(self, writes: Writes) -> list[tuple[str, dict[str, Any]]]:
+        """The INSERT, the UPDATE and the NOTIFY (if any) of ``writes``, with their
+        parameters, in the order they are sent."""
+        changes = {"match_key": writes.match_key, **writes.changes}
+        sent = [
+            (self.sql_for(True, frozenset(writes.move)), writes.move),
+            (self.sql_for(False, frozenset(writes.changes)), changes),
+        ]
+        if writes.notice is not None:
+            channel, payload = writes.notice
+            sent.append((self.notify_sql, {"channel": channel, "payload": payload}))
+        return sent
 
 
 class LoopStatements:
@@ -198,14 +207,9 @@ class LoopStatements:
     async def write_and_commit(self, conn: AsyncConnection[Any], writes: Writes) -> None:
         """The writes and the COMMIT in one pipeline: all of them or, after an error
         (raised), none (the caller then rolls back)."""
-        driver = self.driver
-        changes = {"match_key": writes.match_key, **writes.changes}
         async with conn.pipeline(), conn.cursor() as cursor:
-            await cursor.execute(driver.sql_for(True, frozenset(writes.move)), writes.move)
-            await cursor.execute(driver.sql_for(False, frozenset(writes.changes)), changes)
-            if writes.notice is not None:
-                channel, payload = writes.notice
-                await cursor.execute(driver.notify_sql, {"channel": channel, "payload": payload})
+            for sql, parameters in self.driver.statements_of(writes):
+                await cursor.execute(sql, parameters)
             await cursor.execute("COMMIT")
 
     @staticmethod

@@ -31,7 +31,7 @@ from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, started
 from tests.app.test_constant_work import long_quiet_line, recording
 from tests.app.test_time_controls import T0, FakeClock
-from tests.pg import terminate_connections
+from tests.pg import give_back, hold_every_connection, terminate_connections
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("TEST_DATABASE_URL"), reason="needs a PostgreSQL server (TEST_DATABASE_URL)"
@@ -207,11 +207,11 @@ def test_no_free_connection_or_a_failed_read_leaves_the_move_to_the_worker_threa
     pool = service.svc.pg_loop_pool
     assert pool is not None
     monkeypatch.setattr(pool, "WAIT_SECONDS", 0.01)
-    held = service.run(_hold_all(pool.pool))
+    held = service.run(hold_every_connection(pool.pool))
     try:
         assert service.on_loop(match_id, ALICE, "d6") is None
     finally:
-        service.run(_give_back(pool.pool, held))
+        service.run(give_back(pool.pool, held))
     statements = service.svc.loop_statements
     assert statements is not None
 
@@ -244,15 +244,6 @@ def test_a_failed_commit_is_raised_as_sqlalchemys_error_and_tells_the_streams(
     assert db.unavailable(raised.value)  # answered 503
     assert rows(service, match_id) == before
     assert service.settled == [(3, False)]
-
-
-async def _hold_all(pool: Any) -> list[Any]:
-    return [await pool.getconn() for _ in range(pool.max_size)]
-
-
-async def _give_back(pool: Any, held: list[Any]) -> None:
-    for connection in held:
-        await pool.putconn(connection)
 
 
 # Through HTTP: the app's own event loop.
@@ -294,11 +285,11 @@ def test_through_http_a_move_finding_no_free_connection_is_played_on_a_worker_th
     match_id = started(alice, bob)
     threads = worker_moves(matches, monkeypatch)
     pool = matches.pg_loop_pool.pool
-    held = alice.portal.call(_hold_all, pool)  # type: ignore[union-attr]
+    held = alice.portal.call(hold_every_connection, pool)  # type: ignore[union-attr]
     try:
         answer = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d6", "ply": 0})
     finally:
-        alice.portal.call(_give_back, pool, held)  # type: ignore[union-attr]
+        alice.portal.call(give_back, pool, held)  # type: ignore[union-attr]
     assert answer.status_code == 200, answer.text
     assert answer.json()["moves"] == ["d6"]
     assert len(threads) == 1 and threads[0][0].startswith("db-moves")

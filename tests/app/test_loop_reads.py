@@ -19,7 +19,7 @@ from app import db
 from app.db import LoopReads
 from app.services.errors import NotFound
 from tests.app.helpers import MORRIS_WIN, create, play, started
-from tests.pg import terminate_connections
+from tests.pg import give_back, hold_every_connection, terminate_connections
 
 ON_POSTGRESQL = bool(os.environ.get("TEST_DATABASE_URL"))
 sqlite_only = pytest.mark.skipif(ON_POSTGRESQL, reason="SQLite's own connections")
@@ -157,20 +157,12 @@ def test_on_postgresql_a_read_finding_no_free_connection_goes_to_a_worker_thread
     expected = matches.legal(match_id)
     threads = worker_reads(matches, monkeypatch)
     pool = matches.pg_loop_pool.pool
-
-    async def hold_every_connection() -> list[Any]:
-        return [await pool.getconn() for _ in range(pool.max_size)]
-
-    async def give_back(held: list[Any]) -> None:
-        for connection in held:
-            await pool.putconn(connection)
-
     # On the app's own event loop, which the pool belongs to.
-    held = alice.portal.call(hold_every_connection)  # type: ignore[union-attr]
+    held = alice.portal.call(hold_every_connection, pool)  # type: ignore[union-attr]
     try:
         answer = alice.get(f"/api/matches/{match_id}/legal")
     finally:
-        alice.portal.call(give_back, held)  # type: ignore[union-attr]
+        alice.portal.call(give_back, pool, held)  # type: ignore[union-attr]
     assert answer.status_code == 200, answer.text
     assert answer.json() == expected
     assert threads and threads[0].startswith("db-reads")
