@@ -313,6 +313,9 @@ def _tokens(lines: list[str], start: int) -> list[_Token]:
                 raise RecordError(number, "variation", "variations in parentheses are not supported")
             if char == "[":
                 raise RecordError(number, "bad-tag", "a tag pair after the moves began")
+            if char == "}":
+                # A word never starts at "}", so without this the loop below would not move on.
+                raise RecordError(number, "stray-brace", "a } closes a comment that was never opened")
             if char.isspace():
                 position += 1
                 continue

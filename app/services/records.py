@@ -81,6 +81,7 @@ RECORD_MESSAGES = (
     N_("Termination %(found)s is a game with no result: its Result is *"),
     N_("a draw before the end of the game is by %(allowed)s, not %(found)s"),
     N_("a win before the end of the game is by %(allowed)s, not %(found)s"),
+    N_("a } closes a comment that was never opened"),
 )
 
 

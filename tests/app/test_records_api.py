@@ -82,6 +82,14 @@ def test_a_bad_record_names_its_first_bad_line_and_stores_nothing(alice: TestCli
         assert db.query(ImportedRecord).count() == 0
 
 
+def test_the_27_byte_record_that_hung_the_server_is_refused_with_its_line(alice: TestClient) -> None:
+    text = '[Variant "Morris"]\n\n1. a1 }'
+    response = alice.post("/api/records", content=text, headers={"content-type": "text/plain"})
+    assert response.status_code == 422
+    assert response.json()["detail"] == "line 3: a } closes a comment that was never opened"
+    assert alice.get("/healthz").status_code == 200
+
+
 def test_size_limit_encoding_and_content_type(alice: TestClient) -> None:
     huge = b"1. c3-d4 f6-g5 " * 5000
     assert alice.post("/api/records", content=huge, headers={"content-type": "text/plain"}).status_code == 413

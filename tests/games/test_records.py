@@ -239,6 +239,19 @@ def test_a_truncated_file() -> None:
     assert refusal('[Variant "Bashni"]\n\n1. c3-d4 {never closed').code == "truncated"
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[Variant "Morris"]\n\n1. a1 }',  # the 27 bytes that once hung the server
+        '[Variant "Bashni"]\n\n1. c3-d4 } f6-g5',
+        '[Variant "Bobail"]\n\n}',
+    ],
+)
+def test_a_stray_closing_brace_is_named_with_its_line(text: str) -> None:
+    error = refusal(text)
+    assert (error.code, error.line) == ("stray-brace", 3)
+
+
 def test_a_huge_file_and_non_utf8() -> None:
     with pytest.raises(records.RecordTooLarge):
         records.decode(b"1. c3-d4 " * (records.MAX_BYTES // 8))
