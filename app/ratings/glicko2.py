@@ -9,12 +9,14 @@ worked example through the same steps. ``rate_period`` is the paper's general pe
 rating period for both players, computed from both players' values before the game,
 with the inactivity growth before it and the site's clamps after it.
 
-Why our own module: the issue asks for these exact rules (the inactivity growth folded
-in before the period, the clamps, tau 0.75, the tolerance and the Illinois step with
-"<="), and the packages on offer each differ somewhere — the old "<" in step 5,
-inactivity applied inside step 6, clamps of their own, or mutable player objects
-that would have to be wrapped to be used inside one database transaction. The
-arithmetic is forty lines; owning it keeps every choice visible and tested.
+Why our own module: the issue asks for these exact rules (the inactivity growth before
+the period, the clamps, tau 0.75, the tolerance, step 5 with "<="), and what is on offer
+differs. The ``glicko2`` package on PyPI (2.1.0) writes mu^2 where step 5's f needs
+phi^2 (unseen in the paper's example, whose mu is 0), has no idle time, and keeps tau on
+a class and the player in a mutable object; the Java calculator lichess's derives from
+grows the deviation by the idle periods inside step 6 (sigma'^2 times them), not before
+the game, and tests "<". The arithmetic is a page; owning it keeps every choice visible
+and tested, and pure values fit inside one database transaction.
 
 Units: ``Rating`` holds the displayed (Glicko-1) scale: rating, RD and the volatility
 (the volatility has the same value on both scales). Steps 2-7 work on the Glicko-2
