@@ -37,6 +37,16 @@ ANN, BO, CY = "a" * 64, "b" * 64, "c" * 64
 ACCOUNTS = {ANN: 1, BO: 2, CY: 3}
 
 
+def after_one_move(game_name: str) -> str:
+    """A set-up start: the position after the first legal move."""
+    game = games.get(game_name)
+    start = game.initial()
+    return game.format_position(game.apply(start, game.legal_moves(start)[0]))
+
+
+MORRIS_AFTER_ONE = after_one_move("morris")
+
+
 class FakeClock:
     def __init__(self) -> None:
         self.moment = T0
@@ -205,16 +215,12 @@ def test_each_game_and_category_has_its_own_rating(site: Site) -> None:
         {"ply": 1},
         {"ply": 0, "winner": None},
         {"hashes": (ANN, ANN)},
-        {"position": "after one move"},
+        {"position": MORRIS_AFTER_ONE},
         {"game": "bilsang", "options": {}},
         {"game": "bilsang", "options": {"line": True, "quiet": 1000}},
     ],
 )
 def test_games_that_are_never_rated_change_nothing(site: Site, unrated: dict[str, Any]) -> None:
-    if "position" in unrated:  # a set-up start: Morris after one placement
-        morris = games.get("morris")
-        start = morris.initial()
-        unrated = {"position": morris.format_position(morris.apply(start, morris.legal_moves(start)[0]))}
     with site.sessions.begin() as db:
         match = hand_made(db, **unrated)
         seats = accounts(match)
