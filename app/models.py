@@ -203,3 +203,58 @@ class HealthProbe(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     checked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class PlayerRating(Base):
+    """One account's Glicko-2 rating in one game and category (issue 31, app/ratings/)."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        UniqueConstraint("account_id", "game", "category"),
+        # The leaderboards: best first within a game and category.
+        Index("ix_ratings_board", "game", "category", "rating"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    #: The account (accounts.id); its foreign key comes with the accounts branch.
+    account_id: Mapped[int | None] = mapped_column(Integer)
+    game: Mapped[str] = mapped_column(String(16))
+    #: realtime | correspondence
+    category: Mapped[str] = mapped_column(String(16))
+    #: Unrounded Glicko-2 values on the displayed scale (app/ratings/glicko2.py).
+    rating: Mapped[float] = mapped_column()
+    rd: Mapped[float] = mapped_column()
+    volatility: Mapped[float] = mapped_column()
+    #: Rated games played in this game and category.
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    #: When the last of them finished: the inactivity before the next one runs from here.
+    last_game_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class RatingChange(Base):
+    """What one rated game did to one side's rating: the history and the match's "+12"."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("match_id", "side"),
+        # An account's history in one game and category, oldest first.
+        Index("ix_rating_changes_history", "account_id", "game", "category", "at"),
+        # The damping of repeated pairings counts a pair's recent games.
+        Index("ix_rating_changes_pair", "account_id", "opponent_id", "at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    #: Null once the match is deleted (retention): the history outlives it.
+    match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
+    side: Mapped[str] = mapped_column(String(4))
+    #: accounts.id of this side and of the other (foreign keys with the accounts branch).
+    account_id: Mapped[int | None] = mapped_column(Integer)
+    opponent_id: Mapped[int | None] = mapped_column(Integer)
+    game: Mapped[str] = mapped_column(String(16))
+    category: Mapped[str] = mapped_column(String(16))
+    before: Mapped[float] = mapped_column()
+    after: Mapped[float] = mapped_column()
+    delta: Mapped[float] = mapped_column()
+    #: The repeated-pairing factor the change was multiplied by (1: none).
+    damping: Mapped[float] = mapped_column(default=1.0)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
