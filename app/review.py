@@ -81,10 +81,11 @@ def _lower_priority() -> None:
 def analyse_position(
     game: str, position: str, history: tuple[str, ...], seconds: float = POSITION_SECONDS
 ) -> dict[str, Any]:
-    """Runs in a worker process."""
+    """Runs in a worker process: the master level judges, within the position's time."""
     from games.ai.analysis import analyse
+    from games.ai.levels import MASTER_SECONDS
 
-    return analyse(game, position, history, time_limit=seconds)
+    return analyse(game, position, history, time_limit=seconds, master_seconds=min(seconds, MASTER_SECONDS))
 
 
 def mark_plies(

@@ -111,6 +111,21 @@ MASTER_SEARCH: dict[str, dict[str, Any]] = {
 }
 
 
+#: On a real-time clock the master spends about this share of what it has left a
+#: move, plus half its increment, never more than MASTER_SECONDS nor less than
+#: MASTER_MIN_SECONDS: a 1+0 game gets 1.5 s at the start, 0.25 s with 10 s left.
+MASTER_CLOCK_SHARE = 1 / 40
+MASTER_MIN_SECONDS = 0.2
+
+
+def master_seconds(left_seconds: float | None, increment_seconds: float = 0.0) -> float:
+    """The master's think time a move with ``left_seconds`` on its clock (None: no clock)."""
+    if left_seconds is None:
+        return MASTER_SECONDS
+    budget = left_seconds * MASTER_CLOCK_SHARE + increment_seconds / 2
+    return max(MASTER_MIN_SECONDS, min(MASTER_SECONDS, budget))
+
+
 def strongest_level(game_name: str) -> Level:
     """The strongest depth-bound level: Bashni's opponent 7 (= 18), the others' level 4."""
     return bashni_level(BASHNI_MAX_DEPTH) if game_name == "bashni" else LEVELS[game_name][-1]
@@ -219,12 +234,29 @@ def choose(
         ms = int((time.perf_counter() - began) * 1000)
         if progress is None:
             return Choice(move, is_random, 0, 0, 0, ms)
-        return Choice(move, is_random, progress.depth, progress.score, progress.nodes, ms)
+        return Choice(progress.move, is_random, progress.depth, progress.score, progress.nodes, ms)
 
     if level.random_rate > 0 and rng.random() < level.random_rate:
         return done(rng.choice(moves), True)
     if len(moves) == 1:
         return done(moves[0], False)
+    return done(None, False, searched(game, state, level, rng, history, time_limit, seconds, nodes))
+
+
+def searched(
+    game: Game,  # type: ignore[type-arg]
+    state: Any,
+    level: Level,
+    rng: random.Random | None = None,
+    history: Sequence[Any] = (),
+    time_limit: float | None = None,
+    seconds: float | None = None,
+    nodes: int | None = None,
+) -> Progress:
+    """The last finished depth of ``level``'s search of ``state`` (which has moves).
+
+    ``choose``'s search, without the blunders; ``games.ai.analysis`` uses it too.
+    """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     options: dict[str, Any] = {}
     finished = [0]  # the depth of the last finished iteration
@@ -259,7 +291,7 @@ def choose(
         for last in search(game, state, evaluation_for(game.name), 1, history=history):  # noqa: B007
             pass
     assert last is not None
-    return done(last.move, False, last)
+    return last
 
 
 def choose_move(
