@@ -28,6 +28,7 @@ from ai_strength import opening, small_universe  # bench/: the same seeded start
 from machine import cpu_model
 
 import games
+from games.ai import levels
 from games.ai.levels import LEVELS, MASTER_LEVEL, choose, level_for
 
 SEED = 20261202
@@ -81,19 +82,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--buoys", type=int, default=0, help="Bilsang: start from seeded universes of this many buoys"
     )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=INT",
+        help="override one of the master's search options (levels.MASTER_SEARCH) for a tuning match",
+    )
+    parser.add_argument("--first", type=int, default=0, help="index of the first game (to continue a match)")
     args = parser.parse_args(argv)
+    for item in args.set:
+        name, _, value = item.partition("=")
+        levels.MASTER_SEARCH[args.game][name] = int(value)
     master, other = MASTER_LEVEL[args.game], strongest(args.game)
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
     start = f"seeded {args.buoys}-buoy universes" if args.buoys else "seeded openings"
     print(
         f"{args.game}: master ({master}, {args.seconds:g} s a move) against level {other}, "
-        f"{args.games} games from {start}, colours alternating, one process",
+        f"{args.games} games from {start}, colours alternating, one process; "
+        f"search options {levels.MASTER_SEARCH[args.game]}",
         flush=True,
     )
     began = time.perf_counter()
     results = []
-    for index in range(args.games):
+    for index in range(args.first, args.first + args.games):
         result = play_game(args.game, index, args.seconds, args.buoys)
         results.append(result)
         who = {master: "master", other: f"level {other}", None: "draw"}[result["winner"]]  # type: ignore[index]

@@ -126,6 +126,24 @@ def master_seconds(left_seconds: float | None, increment_seconds: float = 0.0) -
     return max(MASTER_MIN_SECONDS, min(MASTER_SECONDS, budget))
 
 
+#: Games whose master keeps its transposition table and evaluation (with its
+#: cache) from one search to the next in a process: the next move's tree is
+#: mostly searched already, which is worth about a ply. Only where a position's
+#: score does not depend on how it was reached or who searches: not Morris and
+#: Bobail (repetition rules), not Bilsang (its evaluation favours the searching side).
+KEEPS_TABLE = frozenset({"bashni"})
+#: A kept table is started afresh past this many entries (about 60 MB).
+KEPT_ENTRIES = 400_000
+_kept: dict[str, tuple[Evaluation, dict[Any, Any]]] = {}
+
+
+def _kept_search(game_name: str) -> tuple[Evaluation, dict[Any, Any]]:
+    kept = _kept.get(game_name)
+    if kept is None or len(kept[1]) > KEPT_ENTRIES:
+        kept = _kept[game_name] = (evaluation_for(game_name), {})
+    return kept
+
+
 def strongest_level(game_name: str) -> Level:
     """The strongest depth-bound level: Bashni's opponent 7 (= 18), the others' level 4."""
     return bashni_level(BASHNI_MAX_DEPTH) if game_name == "bashni" else LEVELS[game_name][-1]
@@ -270,7 +288,11 @@ def searched(
             floor = search_depth(game, state, strongest_level(game.name))
             budget_ends = time.monotonic() + (level.seconds if seconds is None else seconds)
             options["stop"] = lambda: finished[0] >= floor and time.monotonic() >= budget_ends
-    evaluation = evaluation_for(game.name)
+    if level.seconds and nodes is None and game.name in KEEPS_TABLE:
+        # A node budget must give the same move whatever was searched before: fresh tables.
+        evaluation, options["table"] = _kept_search(game.name)
+    else:
+        evaluation = evaluation_for(game.name)
     prepare = getattr(evaluation, "prepare", None)
     if prepare is not None:
         prepare(state, history)

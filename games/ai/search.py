@@ -164,6 +164,7 @@ class Searcher:
         max_nodes: int | None = None,
         quiescence_plies: int = QUIESCENCE_PLIES,
         reductions: bool = False,
+        table: dict[Hashable, tuple[int, int, int, Any]] | None = None,
     ) -> None:
         self.game = game
         self.evaluation = evaluation
@@ -173,7 +174,7 @@ class Searcher:
         self.quiescence_plies = quiescence_plies
         self.reductions = reductions
         self.nodes = 0
-        self.table: dict[Hashable, tuple[int, int, int, Any]] = {}
+        self.table: dict[Hashable, tuple[int, int, int, Any]] = {} if table is None else table
         self.killers: list[list[Any]] = [[None, None] for _ in range(MAX_PLY + quiescence_plies + 2)]
         self.history: dict[Any, int] = {}
         self._order_key: Callable[[Any, Any], int] | None = getattr(evaluation, "order_key", None)
@@ -420,6 +421,7 @@ def search(
     aspiration: int | None = None,
     quiescence_plies: int = QUIESCENCE_PLIES,
     reductions: bool = False,
+    table: dict[Hashable, tuple[int, int, int, Any]] | None = None,
 ) -> Iterator[Progress]:
     """Search ``state`` to depths 1..``max_depth``, yielding each finished depth.
 
@@ -436,7 +438,10 @@ def search(
     ``ASPIRATION_FROM`` on) searches each depth first within that many units
     either side of the previous depth's score, and again with the full window
     only when the score falls outside. ``quiescence_plies`` caps the noisy
-    extension. ``reductions`` turns on late move reductions. The defaults
+    extension. ``reductions`` turns on late move reductions. ``table`` is a
+    transposition table to start from and fill (one kept from an earlier
+    search of the same game and evaluation; never for a game whose scores
+    depend on the path, like a repetition rule's). The defaults
     are what the depth-bound levels have always used.
     """
     moves = game.legal_moves(state)
@@ -453,6 +458,7 @@ def search(
         max_nodes=max_nodes,
         quiescence_plies=quiescence_plies,
         reductions=reductions,
+        table=table,
     )
     # Order the root once with the same cheap knowledge the inner nodes use.
     moves = searcher._ordered(state, moves, None, 0)
