@@ -52,6 +52,7 @@ def play_game(game_name: str, index: int, seconds: float, buoys: int) -> dict[st
     history = [state]
     times: dict[int, list[float]] = {master: [], other: []}
     depths: list[int] = []
+    cpu: list[float] = []  # the master's processor time a move: what the load does not inflate
     while True:
         outcome = game.outcome_after(history)
         if outcome is not None or len(history) > MAX_PLIES:
@@ -63,13 +64,16 @@ def play_game(game_name: str, index: int, seconds: float, buoys: int) -> dict[st
                 "plies": len(history) - 1,
                 "times": times,
                 "depths": depths,
+                "cpu": cpu,
             }
         n = by_side[game.to_move(state)]
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         choice = choose(game, state, level_for(game_name, n), rngs[n], history=history[:-1], seconds=seconds)
         times[n].append(time.perf_counter() - began)
-        if n == master and choice.depth:
-            depths.append(choice.depth)
+        if n == master:
+            cpu.append(time.process_time() - began_cpu)
+            if choice.depth:
+                depths.append(choice.depth)
         state = game.apply(state, choice.move)
         history.append(state)
 
@@ -117,6 +121,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     share = (won + drawn / 2) / len(results)
     times = {n: [t for r in results for t in r["times"][n]] for n in (master, other)}  # type: ignore[index]
     depths = [d for r in results for d in r["depths"]]  # type: ignore[attr-defined]
+    cpu = [t for r in results for t in r["cpu"]]  # type: ignore[attr-defined]
     ends: dict[str, int] = {}
     for r in results:
         ends[str(r["reason"])] = ends.get(str(r["reason"]), 0) + 1
@@ -133,6 +138,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"| {statistics.median(depths) if depths else '-'} |"
     )
     print(f"ends: {', '.join(f'{k} {v}' for k, v in sorted(ends.items()))}")
+    print(f"master's processor time a move: median {statistics.median(cpu):.2f} s (wall clock above)")
     took = time.perf_counter() - began
     print(f"took {took:.0f} s; load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
