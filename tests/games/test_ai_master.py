@@ -96,3 +96,12 @@ def test_a_win_in_one_is_taken_a_loss_in_one_avoided_and_a_forced_move_played_at
     assert move == "e3-d4"
     move, info = choose_move("bashni", "w c3:w,d4:b 30 0", 19, seed=1, nodes=10_000)
     assert move == "c3:e5" and info["nodes"] == 0  # the only move: played without a search
+
+
+def test_the_review_s_master_judges_at_least_as_deep_as_the_strongest_level() -> None:
+    from games.ai.analysis import analyse
+
+    strongest = analyse("bashni", MIDGAME)
+    master = analyse("bashni", MIDGAME, master_seconds=0.01)
+    assert strongest["depth"] == 7 and master["depth"] >= 7
+    assert master["best"] in games.get("bashni").move_texts(games.get("bashni").parse_position(MIDGAME))
