@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import json
 import logging
 import multiprocessing
 import os
@@ -27,9 +28,11 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 import games
 from app.fairness import RoundRobin, Waiting
 from app.models import Match
+from app.services import clocks
 from app.services.errors import ServiceError
 from app.services.matches import MatchService, computer_seat, now
 from app.work_queue import JobWorker, claimable, lease_free
+from games.ai.levels import is_master, master_seconds
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +49,8 @@ class Job:
     history: tuple[str, ...] = ()
     #: whose game it is (the human seat's token hash): the round robin's key
     owner: str = ""
+    #: the master level's think time (its clock's share); None for the other levels
+    seconds: float | None = None
 
 
 def seed_for(match_id: str, ply: int) -> int:
@@ -57,15 +62,31 @@ def seed_for(match_id: str, ply: int) -> int:
 THINK_SECONDS_LIMIT = 30.0
 
 
-def think(game_name: str, position: str, level: int, seed: int, history: tuple[str, ...] = ()) -> str:
+def think(
+    game_name: str,
+    position: str,
+    level: int,
+    seed: int,
+    history: tuple[str, ...] = (),
+    seconds: float | None = None,
+) -> str:
     """The move (in notation) the computer of ``level`` plays; runs in a worker process."""
     from games.ai.levels import choose_move
 
-    move, _info = choose_move(game_name, position, level, seed, history, time_limit=THINK_SECONDS_LIMIT)
+    move, _info = choose_move(
+        game_name, position, level, seed, history, time_limit=THINK_SECONDS_LIMIT, seconds=seconds
+    )
     return move
 
 
-def first_legal(game_name: str, position: str, level: int, seed: int, history: tuple[str, ...] = ()) -> str:
+def first_legal(
+    game_name: str,
+    position: str,
+    level: int,
+    seed: int,
+    history: tuple[str, ...] = (),
+    seconds: float | None = None,
+) -> str:
     """A deliberately weak, predictable opponent for tests only (TABLERO_TEST_OPPONENT)."""
     game = games.get(game_name)
     return game.move_texts(game.parse_position(position))[0]
@@ -91,7 +112,7 @@ def end_with_parent() -> None:
 CANDIDATES = 200
 
 
-THINKERS: dict[str, Callable[[str, str, int, int, tuple[str, ...]], str]] = {
+THINKERS: dict[str, Callable[[str, str, int, int, tuple[str, ...], float | None], str]] = {
     "search": think,
     "first-legal": first_legal,
 }
@@ -123,6 +144,9 @@ class ComputerWorker(JobWorker[Job]):
         #: Serves waiting turns player by player (app.fairness), not oldest first.
         self.fair = RoundRobin()
         self._fair_lock = threading.Lock()
+        #: Master searches (2 s each) being thought about: at most all processes but one,
+        #: so a turn of any other level always finds a process within one short search.
+        self.masters = 0
 
     # ----------------------------------------------------------- lifecycle
 
@@ -148,6 +172,7 @@ class ComputerWorker(JobWorker[Job]):
         finally:
             with self._fair_lock:
                 self.fair.finished(job.owner)
+                self.masters -= job.seconds is not None
 
     async def _play(self, job: Job) -> None:
         # The lease is short so that a turn held by a crashed process is retried soon;
@@ -179,11 +204,18 @@ class ComputerWorker(JobWorker[Job]):
         try:
             if self._pool is not None:
                 text = await loop.run_in_executor(
-                    self._pool, self.thinker, job.game, job.position, job.level, job.seed, job.history
+                    self._pool,
+                    self.thinker,
+                    job.game,
+                    job.position,
+                    job.level,
+                    job.seed,
+                    job.history,
+                    job.seconds,
                 )
             else:
                 text = await asyncio.to_thread(
-                    self.thinker, job.game, job.position, job.level, job.seed, job.history
+                    self.thinker, job.game, job.position, job.level, job.seed, job.history, job.seconds
                 )
             await asyncio.to_thread(self.matches.computer_move, job.match_id, text, job.ply)
         except ServiceError as exc:
@@ -203,19 +235,23 @@ class ComputerWorker(JobWorker[Job]):
                 limit=CANDIDATES,
             ).options(selectinload(Match.seats))
             candidates = list(db.scalars(stmt))
-            waiting = [Waiting(m.id, _owner(m)) for m in candidates]
             with self._fair_lock:
+                busy = self.masters >= max(1, self.processes - 1)
+                waiting = [Waiting(m.id, _owner(m)) for m in candidates if not (busy and _master_seat(m))]
                 chosen = self.fair.choose(waiting)
                 if chosen is None:
                     return None
                 match = next(m for m in candidates if m.id == chosen.match_id)
                 self.fair.started(chosen.owner)
+                master = _master_seat(match)
+                self.masters += master
             game = games.get(match.game)
             seat = computer_seat(match, game.to_move(game.parse_position(match.position)))
             if seat is None or match.status != "playing":
                 match.ai_turn_at = None
                 with self._fair_lock:
                     self.fair.finished(chosen.owner)
+                    self.masters -= master
                 return None
             match.ai_claimed_until = moment + self.lease
             assert seat.ai_level is not None
@@ -228,6 +264,7 @@ class ComputerWorker(JobWorker[Job]):
                 seed_for(match.id, match.ply),
                 history=_earlier_positions(match),
                 owner=chosen.owner,
+                seconds=_master_budget(match, seat.side) if master else None,
             )
 
 
@@ -239,6 +276,19 @@ def _earlier_positions(match: Match) -> tuple[str, ...]:
     if not moves:
         return ()
     return (match.initial_position, *(m.position_after for m in moves[:-1]))
+
+
+def _master_seat(match: Match) -> bool:
+    return any(s.ai_level is not None and is_master(match.game, s.ai_level) for s in match.seats)
+
+
+def _master_budget(match: Match, side: str) -> float:
+    """The master's think time: its share of what its real-time clock has left."""
+    control = clocks.loads(match.time_control)
+    if control is None or not control.realtime or not match.clocks:
+        return master_seconds(None)
+    left_ms = json.loads(match.clocks).get(side)
+    return master_seconds(None if left_ms is None else left_ms / 1000, control.increment_seconds)
 
 
 def _owner(match: Match) -> str:

@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 #: Percentage points of the mover's winning chance a move may lose before it is marked.
 INACCURACY = 10.0
 BLUNDER = 25.0
-#: Seconds of search per position at most (the strongest level is far quicker).
+#: Seconds of search per position at most (the master level takes 2 s at most).
 POSITION_SECONDS = 6.0
 #: A review of any length should be done in about this long with the worker processes: a long
 #: game's positions share it (the search then reports its last finished depth), never below
@@ -81,10 +81,11 @@ def _lower_priority() -> None:
 def analyse_position(
     game: str, position: str, history: tuple[str, ...], seconds: float = POSITION_SECONDS
 ) -> dict[str, Any]:
-    """Runs in a worker process."""
+    """Runs in a worker process: the master level judges, within the position's time."""
     from games.ai.analysis import analyse
+    from games.ai.levels import MASTER_SECONDS
 
-    return analyse(game, position, history, time_limit=seconds)
+    return analyse(game, position, history, time_limit=seconds, master_seconds=min(seconds, MASTER_SECONDS))
 
 
 def mark_plies(
@@ -235,7 +236,7 @@ class ReviewWorker(JobWorker[ReviewJob]):
             self._pool.shutdown(wait=False, cancel_futures=True)
 
     async def best_move(self, game: str, position: str, history: tuple[str, ...] = ()) -> dict[str, Any]:
-        """The strongest level's view of one position, computed in the pool (the analysis board)."""
+        """The master level's view of one position, computed in the pool (the analysis board)."""
         loop = asyncio.get_running_loop()
         if self._pool is not None:
             return await loop.run_in_executor(self._pool, analyse_position, game, position, history)

@@ -27,9 +27,9 @@ class Strict(BaseModel):
 
 
 class Opponent(Strict):
-    """The computer's level: Bashni has the ladder's 18, the other games 4."""
+    """The computer's level: Bashni has the ladder's 18 and 19, the master (about 2 s a move)."""
 
-    level: int = Field(ge=1, le=18)
+    level: int = Field(ge=1, le=19)
 
 
 class RealtimeControl(Strict):
@@ -51,7 +51,9 @@ TimeControlBody = Annotated[RealtimeControl | CorrespondenceControl, Field(discr
 
 
 class SmallOpponent(Strict):
-    level: int = Field(ge=1, le=4)
+    """The computer's level: 1..4 (easy to strongest) and 5, the master (about 2 s a move)."""
+
+    level: int = Field(ge=1, le=5)
 
 
 class _MatchCreate(Strict):

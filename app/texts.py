@@ -58,9 +58,15 @@ ENGINE_MESSAGES = {
 }
 
 #: The strength words of the new-match form, by game family and level.
-STRENGTHS = {"easy": N_("easy"), "medium": N_("medium"), "hard": N_("hard"), "strongest": N_("strongest")}
-BASHNI_LEVELS = {"easy": 1, "medium": 3, "hard": 5, "strongest": 7}
-OTHER_LEVELS = {"easy": 1, "medium": 2, "hard": 3, "strongest": 4}
+STRENGTHS = {
+    "easy": N_("easy"),
+    "medium": N_("medium"),
+    "hard": N_("hard"),
+    "strongest": N_("strongest"),
+    "master": N_("master (thinks 2 s)"),
+}
+BASHNI_LEVELS = {"easy": 1, "medium": 3, "hard": 5, "strongest": 7, "master": 19}
+OTHER_LEVELS = {"easy": 1, "medium": 2, "hard": 3, "strongest": 4, "master": 5}
 
 COMPUTER_LEVEL = N_("Computer (level %(n)s)")
 #: Whole names rather than "Computer (%s)": in Spanish the word agrees with "ordenador".
@@ -69,6 +75,7 @@ COMPUTER_NAMES = {
     "medium": N_("Computer (medium)"),
     "hard": N_("Computer (hard)"),
     "strongest": N_("Computer (strongest)"),
+    "master": N_("Computer (master)"),
 }
 
 
@@ -85,13 +92,14 @@ def reason_text(game_name: str, reason: str | None) -> str:
 def computer_name(game_name: str, level: int, gettext: Gettext) -> str:
     """The computer's seat as people see it: its strength word, or its level in Bashni.
 
-    Bashni's levels are the ladder's eighteen opponents, so a number says more there;
-    the other games have exactly the four strengths of the form.
+    Bashni's levels are the ladder's eighteen opponents, so a number says more there,
+    except for the master (19), named as in the other games, which have exactly the
+    five strengths of the form.
     """
-    if game_name != "bashni":
-        for word, found in OTHER_LEVELS.items():
-            if found == level:
-                return gettext(COMPUTER_NAMES[word])
+    table = {"master": BASHNI_LEVELS["master"]} if game_name == "bashni" else OTHER_LEVELS
+    for word, found in table.items():
+        if found == level:
+            return gettext(COMPUTER_NAMES[word])
     return gettext(COMPUTER_LEVEL) % {"n": level}
 
 

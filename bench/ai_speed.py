@@ -32,7 +32,7 @@ from typing import Any
 from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
 
 import games
-from games.ai.levels import Level, choose, evaluation_for, level_count, level_for
+from games.ai.levels import LEVELS, Level, choose, evaluation_for, level_for
 from games.ai.search import best_move, is_forced_result
 
 DATA = Path(__file__).parent / "data" / "bashni_midgames.txt"
@@ -118,7 +118,8 @@ def main() -> None:
         DATA.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
         print(f"wrote {len(lines)} positions to {DATA}")
 
-    number = args.level or level_count(args.game) or 7
+    # Default: the strongest depth-bound level (the master thinks for a set time).
+    number = args.level or (7 if args.game == "bashni" else len(LEVELS[args.game]))
     level = level_for(args.game, number)
     positions = load(game) if args.game == "bashni" else generate(game, POSITIONS, GENERATION_SEED)
     print(f"machine: {machine()}")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
 
 import games
-from games.ai.levels import Level, choose, evaluation_for, level_count, level_for
+from games.ai.levels import LEVELS, Level, choose, evaluation_for, level_for
 from games.ai.search import best_move, is_forced_result
 
 #: random plies before the levels take over, per game: enough for the openings
@@ -177,7 +177,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.buoys and args.game != "bilsang":
         parser.error("--buoys is for bilsang only")
 
-    top = level_count(args.game) or 7
+    # The depth-bound levels only: the master (bench/ai_master.py) searches by time.
+    top = 7 if args.game == "bashni" else len(LEVELS[args.game])
     lows = [int(x) for x in args.pairs.split(",")] if args.pairs else list(range(1, top))
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")

@@ -88,7 +88,12 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         verbs.add_parser(verb, help=text).add_argument("game")
     think = verbs.add_parser("think", help="the computer opponent's move and milliseconds for each position")
     think.add_argument("game")
-    think.add_argument("--level", type=int, required=True, help="Bashni 1, 2, …; other games 1..4")
+    think.add_argument(
+        "--level",
+        type=int,
+        required=True,
+        help="Bashni 1, 2, … (19: master, by time); other games 1..5 (5: master)",
+    )
     think.add_argument("--seed", type=int, default=0, help="same seed, same moves (default 0)")
     args = parser.parse_args(argv)
 

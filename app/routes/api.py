@@ -42,7 +42,7 @@ def check_level(game: str, level: int) -> None:
         count = level_count(game)
     except KeyError:
         return  # unknown game: create() says so
-    top = 18 if count is None else count
+    top = 19 if count is None else count  # Bashni: the ladder's 18, then the master
     if not 1 <= level <= top:
         raise Invalid(N_("%(game)s computer levels are 1..%(top)s"), game=game, top=top)
 

@@ -198,7 +198,7 @@ def review_state(request: Request, kind: str, ident: str, ask: bool) -> dict[str
 
 
 REVIEW_DOC = (
-    "The computer's review: per position (0 = the start) the strongest level's score from White's / "
+    "The computer's review: per position (0 = the start) the master level's score from White's / "
     "player 1's side, the winning chance, the best move, and for the move that led there a mark "
     f"(inaccuracy: the mover's winning chance drops {INACCURACY:g} points or more, blunder: {BLUNDER:g}) "
     "with the better move."
@@ -211,7 +211,7 @@ async def best_from_position(
     request: Request,
     position: Annotated[str, Query(max_length=2000, description="a position string")],
 ) -> dict[str, Any]:
-    """The strongest level's move and score (White's / player 1's side) in any position.
+    """The master level's move and score (White's / player 1's side) in any position, after about 2 s.
 
     Computed in the review worker processes; the request waits, the server does not.
     """

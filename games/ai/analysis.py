@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import games
-from games.ai.levels import BASHNI_MAX_DEPTH, LEVELS, evaluation_for
+from games.ai.levels import BASHNI_MAX_DEPTH, LEVELS, MASTER, evaluation_for, searched
 from games.ai.search import WIN, is_forced_result, search
 
 #: Units per game for the winning chance (see the module's note).
@@ -48,12 +48,15 @@ def analyse(
     history: Sequence[str] = (),
     depth: int | None = None,
     time_limit: float | None = TIME_LIMIT,
+    master_seconds: float | None = None,
 ) -> dict[str, Any]:
     """The position's score from the first player's side and the best move.
 
     ``history`` is the game's earlier positions, start first (repetition rules).
     Answers ``{"score", "win_in", "chance", "best", "depth", "ms"}``; ``score`` is
     ``None`` when ``win_in`` says the game is decided (0: it is over already).
+    With ``master_seconds`` the master level's search judges instead (at least
+    the strongest level's depth, then deeper for that many seconds).
     """
     began = time.perf_counter()
     game = games.get(game_name)
@@ -69,14 +72,18 @@ def analyse(
             score, win_in = None, 0
             odds = 100.0 if outcome.winner == first else 0.0
         return {"score": score, "win_in": win_in, "chance": odds, "best": None, "depth": 0, "ms": 0}
-    deadline = None if time_limit is None else time.monotonic() + time_limit
-    last = None
-    wanted = depth or strongest_depth(game_name)
-    for last in search(game, state, evaluation_for(game_name), wanted, history=earlier, deadline=deadline):  # noqa: B007
-        pass
-    if last is None:  # not even depth 1 in time: finish it regardless, it is quick
-        for last in search(game, state, evaluation_for(game_name), 1, history=earlier):  # noqa: B007
+    if master_seconds is not None:
+        last = searched(game, state, MASTER, None, earlier, time_limit, master_seconds)
+    else:
+        deadline = None if time_limit is None else time.monotonic() + time_limit
+        last = None
+        wanted = depth or strongest_depth(game_name)
+        evaluation = evaluation_for(game_name)
+        for last in search(game, state, evaluation, wanted, history=earlier, deadline=deadline):  # noqa: B007
             pass
+        if last is None:  # not even depth 1 in time: finish it regardless, it is quick
+            for last in search(game, state, evaluation_for(game_name), 1, history=earlier):  # noqa: B007
+                pass
     assert last is not None
     ms = int((time.perf_counter() - began) * 1000)
     best = game.format_move(last.move)

@@ -24,6 +24,10 @@ What the search adds to plain alpha-beta, each for move ordering or pruning:
 * a quiescence extension for evaluations that mark positions ``noisy`` (in
   Bashni a position where a capture is due: every legal move is a capture, so
   the search carries on through them rather than score mid-exchange);
+* for the master level only (``Searcher``'s options, off by default so the
+  depth-bound levels search exactly as before): a node budget (``max_nodes``,
+  what makes a time-bound search testable), aspiration windows at the root
+  a longer quiescence cap and late move reductions;
 * repetition: for games with a repetition rule (``Game.repetition_key``), a
   position met again on the search path, or a third time counting the game's
   history, scores as a draw.
@@ -54,6 +58,16 @@ QUIESCENCE_PLIES = 8
 #: The table is dropped when it grows past this many entries (roughly 300 MB of
 #: Python objects); one search at the levels we play stays far below it.
 TT_LIMIT = 2_000_000
+
+#: Aspiration windows start at this depth (shallower ones are too quick to gain)
+#: and fall back to the full window once widened past ASPIRATION_LIMIT units.
+ASPIRATION_FROM = 4
+ASPIRATION_LIMIT = 2_000
+
+#: Late move reductions (master only): from this move in the order on, at this
+#: remaining depth or more, quiet moves (order key 0) are searched a ply shallower first.
+LMR_FROM_MOVE = 3
+LMR_MIN_DEPTH = 3
 
 EXACT, LOWER, UPPER = 0, 1, 2
 
@@ -147,14 +161,21 @@ class Searcher:
         history: Sequence[Any] = (),
         deadline: float | None = None,
         stop: Callable[[], bool] | None = None,
+        max_nodes: int | None = None,
+        quiescence_plies: int = QUIESCENCE_PLIES,
+        reductions: bool = False,
+        table: dict[Hashable, tuple[int, int, int, Any]] | None = None,
     ) -> None:
         self.game = game
         self.evaluation = evaluation
         self.deadline = deadline
         self.stop = stop
+        self.max_nodes = max_nodes
+        self.quiescence_plies = quiescence_plies
+        self.reductions = reductions
         self.nodes = 0
-        self.table: dict[Hashable, tuple[int, int, int, Any]] = {}
-        self.killers: list[list[Any]] = [[None, None] for _ in range(MAX_PLY + QUIESCENCE_PLIES + 2)]
+        self.table: dict[Hashable, tuple[int, int, int, Any]] = {} if table is None else table
+        self.killers: list[list[Any]] = [[None, None] for _ in range(MAX_PLY + quiescence_plies + 2)]
         self.history: dict[Any, int] = {}
         self._order_key: Callable[[Any, Any], int] | None = getattr(evaluation, "order_key", None)
         self._noisy: Callable[[Any], bool] | None = getattr(evaluation, "noisy", None)
@@ -181,6 +202,9 @@ class Searcher:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             raise SearchStopped
         if self.stop is not None and self.stop():
+            raise SearchStopped
+        # Counted, not timed: the same budget stops at the same node on any machine.
+        if self.max_nodes is not None and self.nodes >= self.max_nodes:
             raise SearchStopped
 
     def _key(self, state: Any) -> Hashable:
@@ -253,7 +277,7 @@ class Searcher:
             if outcome is not None:
                 return outcome_score(game, state, outcome, ply)
             noisy = self._noisy
-            if noisy is None or depth <= -QUIESCENCE_PLIES or not noisy(state):
+            if noisy is None or depth <= -self.quiescence_plies or not noisy(state):
                 return self.evaluation.evaluate(state)
             moves = game.legal_moves(state)
         else:
@@ -289,12 +313,21 @@ class Searcher:
         best_move = None
         child_depth = depth - 1
         ordered = self._ordered(state, moves, table_move, ply) if len(moves) > 1 else moves
+        reduce_from = LMR_FROM_MOVE if self.reductions and depth >= LMR_MIN_DEPTH else len(ordered)
+        order_key = self._order_key
         for index, move in enumerate(ordered):
             child = apply(state, move)
             if index == 0:
                 score = -negamax(child, child_depth, -beta, -alpha, ply + 1)
             else:
-                score = -negamax(child, child_depth, -alpha - 1, -alpha, ply + 1)
+                if index >= reduce_from and (order_key is None or order_key(state, move) == 0):
+                    # Late move reduction: a quiet move this far down the order is
+                    # looked at a ply shallower, and again at full depth if it beats alpha.
+                    score = -negamax(child, child_depth - 1, -alpha - 1, -alpha, ply + 1)
+                    if score > alpha:
+                        score = -negamax(child, child_depth, -alpha - 1, -alpha, ply + 1)
+                else:
+                    score = -negamax(child, child_depth, -alpha - 1, -alpha, ply + 1)
                 if alpha < score < beta:
                     score = -negamax(child, child_depth, -beta, -alpha, ply + 1)
             if score > best:
@@ -307,11 +340,18 @@ class Searcher:
                         break
         return best, best_move
 
-    def root(self, state: Any, depth: int, moves: list[Any]) -> tuple[int, Any]:
-        """Search every root move to ``depth``; ``moves`` is reordered best first."""
+    def root(
+        self, state: Any, depth: int, moves: list[Any], window: tuple[int, int] | None = None
+    ) -> tuple[int, Any]:
+        """Search every root move to ``depth``; ``moves`` is reordered best first.
+
+        With a ``window`` (aspiration), a score at or outside it is only a bound:
+        the caller must search again wider; nothing is stored or reordered then.
+        """
         self.nodes += 1
         apply = self.game.apply
-        alpha, beta = -INFINITY, INFINITY
+        alpha, beta = (-INFINITY, INFINITY) if window is None else window
+        floor = alpha
         best_move = moves[0]
         scores: dict[int, int] = {}
         key = None
@@ -331,9 +371,16 @@ class Searcher:
                 if score > alpha:
                     alpha = score
                     best_move = move
+                    if alpha >= beta:  # only with a window: a fail high
+                        break
         finally:
             if key is not None:
                 self._path[key] -= 1
+        if window is not None and not floor < alpha < beta:
+            if alpha >= beta:  # the move that failed high is tried first next time
+                moves.remove(best_move)
+                moves.insert(0, best_move)
+            return alpha, None
         # The next iteration starts with this one's best move; the others keep
         # their order, which is the (possibly shuffled) order they came in.
         moves.remove(best_move)
@@ -370,6 +417,11 @@ def search(
     deadline: float | None = None,
     stop: Callable[[], bool] | None = None,
     rng: random.Random | None = None,
+    max_nodes: int | None = None,
+    aspiration: int | None = None,
+    quiescence_plies: int = QUIESCENCE_PLIES,
+    reductions: bool = False,
+    table: dict[Hashable, tuple[int, int, int, Any]] | None = None,
 ) -> Iterator[Progress]:
     """Search ``state`` to depths 1..``max_depth``, yielding each finished depth.
 
@@ -379,24 +431,69 @@ def search(
     once, so equally scored moves are chosen at random but reproducibly.
     Nothing is yielded for a finished position. The search stops early once
     it has proved a win or a loss (a deeper search cannot change it).
+
+    ``max_nodes`` stops the search (dropping the unfinished depth) once it has
+    visited that many nodes, counted to the nearest ``STOP_CHECK_NODES``: a
+    budget that is the same on every machine. ``aspiration`` (from depth
+    ``ASPIRATION_FROM`` on) searches each depth first within that many units
+    either side of the previous depth's score, and again with the full window
+    only when the score falls outside. ``quiescence_plies`` caps the noisy
+    extension. ``reductions`` turns on late move reductions. ``table`` is a
+    transposition table to start from and fill (one kept from an earlier
+    search of the same game and evaluation; never for a game whose scores
+    depend on the path, like a repetition rule's). The defaults
+    are what the depth-bound levels have always used.
     """
     moves = game.legal_moves(state)
     if not moves:
         return
     if rng is not None:
         rng.shuffle(moves)
-    searcher = Searcher(game, evaluation, history=history, deadline=deadline, stop=stop)
+    searcher = Searcher(
+        game,
+        evaluation,
+        history=history,
+        deadline=deadline,
+        stop=stop,
+        max_nodes=max_nodes,
+        quiescence_plies=quiescence_plies,
+        reductions=reductions,
+        table=table,
+    )
     # Order the root once with the same cheap knowledge the inner nodes use.
     moves = searcher._ordered(state, moves, None, 0)
+    score = 0
     for depth in range(1, max_depth + 1):
         try:
-            score, move = searcher.root(state, depth, moves)
+            if aspiration is None or depth < ASPIRATION_FROM or is_forced_result(score):
+                score, move = searcher.root(state, depth, moves)
+            else:
+                score, move = _aspirated(searcher, state, depth, moves, score, aspiration)
         except SearchStopped:
             return
         pv = searcher.principal_variation(state, move, depth)
         yield Progress(depth, move, score, searcher.nodes, pv)
         if is_forced_result(score):
             return
+
+
+def _aspirated(
+    searcher: Searcher, state: Any, depth: int, moves: list[Any], guess: int, width: int
+) -> tuple[int, Any]:
+    """``searcher.root`` within ``guess`` ± ``width``, widened on the failing side until it holds."""
+    low, high = guess - width, guess + width
+    while True:
+        score, move = searcher.root(state, depth, moves, (low, high))
+        if move is not None:
+            return score, move
+        # Widen the side that failed, four times as far each time, then give up on windows.
+        width *= 4
+        if width > ASPIRATION_LIMIT:
+            return searcher.root(state, depth, moves)
+        if score <= low:
+            low = score - width
+        else:
+            high = score + width
 
 
 def best_move(

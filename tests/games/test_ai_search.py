@@ -338,11 +338,13 @@ def test_bashni_ladder_levels_follow_the_rules() -> None:
 @pytest.mark.parametrize("name", ["morris", "bobail", "bilsang"])
 def test_other_games_have_four_levels_getting_deeper_and_steadier(name: str) -> None:
     levels = [level_for(name, n) for n in range(1, 5)]
-    assert level_count(name) == 4
+    # The four depth-bound levels, then the master (issue 35), which searches by time.
+    assert level_count(name) == 5
     assert all(a.depth <= b.depth and a.random_rate >= b.random_rate for a, b in itertools.pairwise(levels))
     assert levels[-1].random_rate == 0.0
-    with pytest.raises(ValueError, match=r"1\.\.4"):
-        level_for(name, 5)
+    assert not any(level.seconds for level in levels) and level_for(name, 5).seconds > 0
+    with pytest.raises(ValueError, match=r"1\.\.5"):
+        level_for(name, 6)
 
 
 def test_unknown_levels_and_games_are_refused() -> None:

@@ -71,7 +71,7 @@ def test_each_position_s_answer_does_not_depend_on_the_lines_before_it() -> None
     assert split(alone[0])[0] == split(after_others[1])[0]
 
 
-@pytest.mark.parametrize(("game", "level"), [("bashni", "0"), ("morris", "5")])
+@pytest.mark.parametrize(("game", "level"), [("bashni", "0"), ("morris", "6")])
 def test_a_level_the_game_does_not_have_is_one_error(game: str, level: str) -> None:
     out = io.StringIO()
     assert main(["think", game, "--level", level], stdin=io.StringIO(MIDGAME + "\n"), stdout=out) == 2

@@ -1,0 +1,147 @@
+"""The master level against today's strongest level of each game.
+
+Run with ``nice -n 5 .venv/bin/python bench/ai_master.py GAME [--games 20] [--seconds 2]``
+(slow, not part of CI). Bashni's master (19) plays opponent 18, the other
+games' master (5) their strongest level (4). The games start from
+``bench/ai_strength.py``'s seeded openings (Bilsang: its seeded small
+universes with ``--buoys``), each opening played twice with the colours
+swapped; the master thinks ``--seconds`` a move by the clock. One process,
+one game at a time, so both sides' times are measured alike (they are upper
+bounds on a shared machine: the load average is printed).
+
+Prints W/D/L from the master's side, its share of the points (a draw is half),
+the median and slowest time a move of both sides, how the games ended and the
+master's median depth.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import time
+from collections.abc import Sequence
+
+from ai_strength import opening, small_universe  # bench/: the same seeded starts
+from machine import cpu_model
+
+import games
+from games.ai import levels
+from games.ai.levels import LEVELS, MASTER_LEVEL, choose, level_for
+
+SEED = 20261202
+#: games that reach this many plies without ending count as draws
+MAX_PLIES = 300
+
+
+def strongest(game_name: str) -> int:
+    return 18 if game_name == "bashni" else len(LEVELS[game_name])
+
+
+def play_game(game_name: str, index: int, seconds: float, buoys: int) -> dict[str, object]:
+    """Game ``index``: the master has the first move on even indexes."""
+    game = games.get(game_name)
+    master, other = MASTER_LEVEL[game_name], strongest(game_name)
+    state = small_universe(index // 2, buoys) if buoys else opening(game, index // 2)
+    mover = game.to_move(state)
+    second = next(s for s in game.sides if s != mover)
+    by_side = {mover: master, second: other} if index % 2 == 0 else {mover: other, second: master}
+    rngs = {n: random.Random(f"{SEED} {game_name} game {index} level {n}") for n in (master, other)}
+    history = [state]
+    times: dict[int, list[float]] = {master: [], other: []}
+    depths: list[int] = []
+    cpu: list[float] = []  # the master's processor time a move: what the load does not inflate
+    while True:
+        outcome = game.outcome_after(history)
+        if outcome is not None or len(history) > MAX_PLIES:
+            reason = "ply-cap" if outcome is None else outcome.reason
+            winner = None if outcome is None or outcome.winner is None else by_side[outcome.winner]
+            return {
+                "winner": winner,
+                "reason": reason,
+                "plies": len(history) - 1,
+                "times": times,
+                "depths": depths,
+                "cpu": cpu,
+            }
+        n = by_side[game.to_move(state)]
+        began, began_cpu = time.perf_counter(), time.process_time()
+        choice = choose(game, state, level_for(game_name, n), rngs[n], history=history[:-1], seconds=seconds)
+        times[n].append(time.perf_counter() - began)
+        if n == master:
+            cpu.append(time.process_time() - began_cpu)
+            if choice.depth:
+                depths.append(choice.depth)
+        state = game.apply(state, choice.move)
+        history.append(state)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("game", choices=games.names())
+    parser.add_argument("--games", type=int, default=20, help="games (even)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="the master's think time a move")
+    parser.add_argument(
+        "--buoys", type=int, default=0, help="Bilsang: start from seeded universes of this many buoys"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=INT",
+        help="override one of the master's search options (levels.MASTER_SEARCH) for a tuning match",
+    )
+    parser.add_argument("--first", type=int, default=0, help="index of the first game (to continue a match)")
+    args = parser.parse_args(argv)
+    for item in args.set:
+        name, _, value = item.partition("=")
+        levels.MASTER_SEARCH[args.game][name] = int(value)
+    master, other = MASTER_LEVEL[args.game], strongest(args.game)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
+    start = f"seeded {args.buoys}-buoy universes" if args.buoys else "seeded openings"
+    print(
+        f"{args.game}: master ({master}, {args.seconds:g} s a move) against level {other}, "
+        f"{args.games} games from {start}, colours alternating, one process; "
+        f"search options {levels.MASTER_SEARCH[args.game]}",
+        flush=True,
+    )
+    began = time.perf_counter()
+    results = []
+    for index in range(args.first, args.first + args.games):
+        result = play_game(args.game, index, args.seconds, args.buoys)
+        results.append(result)
+        who = {master: "master", other: f"level {other}", None: "draw"}[result["winner"]]  # type: ignore[index]
+        print(f"  game {index + 1}: {who} ({result['reason']}, {result['plies']} plies)", flush=True)
+    won = sum(r["winner"] == master for r in results)
+    lost = sum(r["winner"] == other for r in results)
+    drawn = len(results) - won - lost
+    share = (won + drawn / 2) / len(results)
+    times = {n: [t for r in results for t in r["times"][n]] for n in (master, other)}  # type: ignore[index]
+    depths = [d for r in results for d in r["depths"]]  # type: ignore[attr-defined]
+    cpu = [t for r in results for t in r["cpu"]]  # type: ignore[attr-defined]
+    ends: dict[str, int] = {}
+    for r in results:
+        ends[str(r["reason"])] = ends.get(str(r["reason"]), 0) + 1
+    print()
+    print(
+        "| game | master budget | games | master W / D / L | master's points | "
+        "median / max s a move, master | median / max s a move, strongest | master's median depth |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    print(
+        f"| {args.game} | {args.seconds:g} s | {len(results)} | {won} / {drawn} / {lost} | {share:.0%} "
+        f"| {statistics.median(times[master]):.2f} / {max(times[master]):.2f} "
+        f"| {statistics.median(times[other]):.2f} / {max(times[other]):.2f} "
+        f"| {statistics.median(depths) if depths else '-'} |"
+    )
+    print(f"ends: {', '.join(f'{k} {v}' for k, v in sorted(ends.items()))}")
+    print(f"master's processor time a move: median {statistics.median(cpu):.2f} s (wall clock above)")
+    took = time.perf_counter() - began
+    print(f"took {took:.0f} s; load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
