@@ -188,6 +188,13 @@ def _replay(game_name: str, lesson_id: str, number: int, moves: list[str]) -> tu
     return game, st, state
 
 
+def position_after(game_name: str, lesson_id: str, number: int, moves: list[str]) -> Any:
+    """The position after ``moves``, complete turns of the step (``BadLine`` otherwise)."""
+    if len(moves) % 2:
+        raise BadLine("the line must end with a reply (an even number of moves)")
+    return _replay(game_name, lesson_id, number, moves)[2]
+
+
 def judge(game_name: str, lesson_id: str, number: int, moves: list[str]) -> Verdict:
     """The verdict on the learner's last move of ``moves`` (the line so far, that move new).
 
