@@ -84,7 +84,11 @@ def live_context(
     hint_move = None
     if hint and not done:
         hint_move = service.hint(game_name, lesson_id, number, moves)
-        message = tr("Hint: play %(move)s.") % {"move": hint_move}
+        points = " → ".join(game.clicks(game.parse_move(state, hint_move)))
+        message = tr("Hint: tap %(points)s, in this order (the move %(move)s).") % {
+            "points": points,
+            "move": hint_move,
+        }
     base = f"/learn/{game_name}/{lesson_id}/{number}"
     board = service.board_context(
         game,

@@ -122,7 +122,7 @@ def test_lesson_page_by_taps(alice: TestClient) -> None:
     assert data["done"] == "true" and json.loads(data["moves"]) == ["c3:e5"]
     assert "/learn/bashni/capture?step=2" in right.text
     hint = alice.post("/learn/bashni/capture/2/hint", data={"moves": "[]"}, headers={"HX-Request": "true"})
-    assert "Hint: play d4:b2." in hint.text
+    assert "Hint: tap d4 → b2, in this order (the move d4:b2)." in hint.text
     assert re.search(r'class="point[^"]* hint"[^>]*data-point="d4"', hint.text)
 
 
