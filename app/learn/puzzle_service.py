@@ -18,9 +18,36 @@ from typing import Any
 
 import games
 from app.services.errors import Invalid, NotFound
+from app.texts import N_
 from games.base import GameError
 from games.puzzles import store
 from games.puzzles.miner import idea
+
+#: The themes' names for people (``win-in-N`` is said with its number).
+THEMES = {
+    "capture-chain": N_("capture chain"),
+    "king": N_("king"),
+    "prisoners-freed": N_("prisoners freed"),
+    "blocked": N_("blocked"),
+    "no-columns": N_("no columns left"),
+    "mill": N_("mill"),
+    "double-mill": N_("double mill"),
+    "neutron-home": N_("Neutron home"),
+    "neutron-trapped": N_("Neutron trapped"),
+    "penalty": N_("penalty"),
+    "removal": N_("removal"),
+}
+
+
+def theme_words(themes: list[str], gettext: Any) -> list[str]:
+    words = []
+    for theme in themes:
+        if theme.startswith("win-in-"):
+            words.append(gettext("win in %(n)s") % {"n": theme.removeprefix("win-in-")})
+        else:
+            words.append(gettext(THEMES.get(theme, theme)))
+    return words
+
 
 GUEST_RATING = 1500
 #: The next puzzle is drawn from this many puzzles rated nearest the player's level.

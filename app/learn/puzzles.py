@@ -110,7 +110,8 @@ def board_of(request: Request, row: dict[str, Any], moves: list[str], **extra: A
         hint_move=hint_move,
         tap_url=f"/puzzles/{row['id']}/board",
     )
-    return page_context(request, game=game, puzzle=row, moves=moves, **board, **extra)
+    words = puzzles.theme_words(row["themes"], tr)
+    return page_context(request, game=game, puzzle=row, theme_words=words, moves=moves, **board, **extra)
 
 
 def _answer(request: Request, context: dict[str, Any]) -> Response:

@@ -1,5 +1,6 @@
-"""Lessons in the browser (issue 29): a whole lesson of each game by taps, a lesson by
-keyboard only, both sizes and both languages, and axe on the lesson pages.
+"""Lessons and puzzles in the browser (issue 29): a whole lesson of each game by taps, a
+lesson by keyboard only, a puzzle of each game by taps, both sizes and both languages, and
+axe on these pages.
 
 The moves tapped are the server's own hints (POST …/hint): the test knows no lesson's
 answer, and the server judges every tap sequence it receives.
@@ -18,6 +19,7 @@ from playwright.sync_api import Page, expect
 import games
 from app.manage import migrate
 from games import lessons
+from games.puzzles import store
 from tests.e2e.test_accessible_play import key_tap, no_mouse, tab_to_board
 from tests.e2e.test_axe import SIZES, blocking
 from tests.live import LiveServer
@@ -31,6 +33,7 @@ RUNS = [
     ("bobail", "their-row", "desktop", "es"),
     ("bilsang", "pairs", "phone", "en"),
 ]
+NO_SIDEWAYS = "document.documentElement.scrollWidth <= window.innerWidth"
 WRONG = {"en": "Legal, but not the goal", "es": "Legal, pero no es el objetivo"}
 
 
@@ -58,7 +61,8 @@ def line_of(page: Page) -> list[str]:
 def hint_clicks(page: Page, base: str, game_name: str, lesson_id: str, step: int) -> tuple[str, ...]:
     """The taps of the server's hint for the learner's next move, on the board shown."""
     moves = line_of(page)
-    answer = page.request.post(f"{base}/api/lessons/{game_name}/{lesson_id}/{step}/hint", data={"moves": moves})
+    path = f"{base}/api/lessons/{game_name}/{lesson_id}/{step}/hint"
+    answer = page.request.post(path, data={"moves": moves})
     assert answer.status == 200, answer.text()
     game = games.get(game_name)
     state = game.parse_position(page.locator("#live svg.board").get_attribute("data-position") or "")
@@ -110,9 +114,10 @@ def test_a_whole_lesson_by_taps(
         page.screenshot(path=str(shots / f"{game_name}-{size}-{lang}-step{number}.png"))
         page.locator("[data-action=next]").click()
     page.goto(f"{site.url}/learn")
-    expect(page.locator(f'li[data-lesson="{lesson_id}"][data-game="{game_name}"] .lesson-done')).to_be_visible()
+    item = page.locator(f'li[data-lesson="{lesson_id}"][data-game="{game_name}"]')
+    expect(item.locator(".lesson-done")).to_be_visible()
     page.screenshot(path=str(shots / f"index-{size}-{lang}.png"), full_page=True)
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
+    assert page.evaluate(NO_SIDEWAYS), "the page scrolls sideways"
     context.close()
 
 
@@ -151,7 +156,7 @@ def test_axe_on_the_lesson_pages(site: LiveServer, browser, shots: Path, size: s
         problems = blocking(axe.run(page).response)
         if problems:
             found[path] = problems
-        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), path
+        assert page.evaluate(NO_SIDEWAYS), path
     # After a hint: the board with the hinted points and the panel's message.
     page.goto(f"{site.url}/learn/bilsang/switch")
     page.locator("[data-action=hint]").click()
@@ -162,3 +167,42 @@ def test_axe_on_the_lesson_pages(site: LiveServer, browser, shots: Path, size: s
         found["hint"] = problems
     context.close()
     assert not found, found
+
+
+PUZZLE_RUNS = [
+    ("bashni", "phone", "es"),
+    ("morris", "desktop", "en"),
+    ("bobail", "phone", "en"),
+    ("bilsang", "desktop", "es"),
+]
+SOLVED = {"en": "Solved!", "es": "¡Resuelto!"}
+
+
+@pytest.mark.parametrize(("game_name", "size", "lang"), PUZZLE_RUNS)
+def test_a_puzzle_by_taps(
+    site: LiveServer, browser, shots: Path, game_name: str, size: str, lang: str
+) -> None:
+    if not store.load(game_name):
+        pytest.skip(f"no {game_name} puzzles shipped")
+    context = open_context(browser, site, size, lang)
+    page = context.new_page()
+    page.goto(f"{site.url}/puzzles")
+    page.locator(f'a[href="/puzzles/{game_name}"]').click()
+    submit = page.locator(".learn-page").get_attribute("data-submit") or ""
+    puzzle_id = submit.split("/")[2]
+    line = page.request.get(f"{site.url}/api/puzzles/{puzzle_id}/solution").json()["line"]
+    game = games.get(game_name)
+    page.screenshot(path=str(shots / f"{game_name}-{size}-{lang}-start.png"))
+    for index in range(0, len(line), 2):
+        state = game.parse_position(page.locator("#live svg.board").get_attribute("data-position") or "")
+        tap(page, game.clicks(game.parse_move(state, line[index])))
+        if index < len(line) - 1:
+            expect(page.locator("#live")).to_have_attribute("data-ply", str(index + 2))
+    expect(page.locator(".feedback.good")).to_contain_text(SOLVED[lang])
+    page.screenshot(path=str(shots / f"{game_name}-{size}-{lang}-solved.png"))
+    assert page.evaluate(NO_SIDEWAYS)
+    problems = blocking(Axe().run(page).response)
+    page.goto(f"{site.url}/puzzles")
+    problems += blocking(Axe().run(page).response)
+    context.close()
+    assert not problems, problems
