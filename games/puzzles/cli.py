@@ -29,16 +29,19 @@ def run(args: argparse.Namespace, stdout: TextIO) -> int:
     began = time.monotonic()
     found, passed = 0, []
     extra = max(2, args.recheck)
-    for puzzle, ok in mine(
-        args.game, seed=args.seed, depth=args.depth, seconds=args.seconds, margin=args.margin, extra=extra
-    ):
-        found += 1
-        if ok:
-            passed.append(puzzle)
-        if args.dry_run:
-            stdout.write(json.dumps({**puzzle.as_dict(), "recheck": ok}) + "\n")
-            stdout.flush()
-    total = len(store.load(args.game)) if args.dry_run else store.write(args.game, passed)
+    try:
+        for puzzle, ok in mine(
+            args.game, seed=args.seed, depth=args.depth, seconds=args.seconds, margin=args.margin, extra=extra
+        ):
+            found += 1
+            if ok:
+                passed.append(puzzle)
+            if args.dry_run:
+                stdout.write(json.dumps({**puzzle.as_dict(), "recheck": ok}) + "\n")
+                stdout.flush()
+    finally:
+        # What was mined is kept even if the run is stopped or fails half way.
+        total = len(store.load(args.game)) if args.dry_run else store.write(args.game, passed)
     summary = {
         "game": args.game,
         "seconds": round(time.monotonic() - began, 1),

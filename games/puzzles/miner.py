@@ -103,7 +103,10 @@ def _chance(game_name: str, score: int) -> float:
     """The mover's winning chance (0..1) for a score from the mover's side."""
     if is_forced_result(score):
         return 1.0 if score > 0 else 0.0
-    return chance(game_name, score) / 100.0
+    try:
+        return chance(game_name, score) / 100.0
+    except OverflowError:  # a score far beyond the scale (Bobail's can be): as good as decided
+        return 1.0 if score > 0 else 0.0
 
 
 def _search(game: Game, state: Any, depth: int, history: Sequence[Any]) -> Progress | None:  # type: ignore[type-arg]

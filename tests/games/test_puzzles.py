@@ -45,6 +45,15 @@ def test_two_equally_good_moves_are_rejected() -> None:
     assert solve(game, state, 4) is None
 
 
+def test_a_score_far_beyond_the_chance_scale_is_decided() -> None:
+    # Bobail's evaluation can reach scores where e^(score / scale) overflows; the miner
+    # used to stop there with OverflowError.
+    from games.puzzles.miner import _chance
+
+    assert _chance("bobail", -200_000) == 0.0
+    assert _chance("bobail", 200_000) == 1.0
+
+
 def test_a_small_seeded_run_is_reproducible() -> None:
     first = [(p.as_dict(), ok) for p, ok in mine("morris", seed=3, seconds=600, max_games=1, max_plies=60)]
     again = [(p.as_dict(), ok) for p, ok in mine("morris", seed=3, seconds=600, max_games=1, max_plies=60)]
