@@ -81,3 +81,16 @@ def test_a_sample_of_the_shipped_set(game_name: str) -> None:
             state = game.play(state, text)
         found = judge(game, game.parse_position(row["position"]), row["depth"] + 2)
         assert found is not None and idea(game, found.move) == idea(game, row["line"][0]), row["id"]
+
+
+def test_the_mine_command() -> None:
+    import io
+    import json
+
+    from games.cli import main
+
+    out = io.StringIO()
+    assert main(["puzzles", "mine", "morris", "--seconds", "0", "--dry-run"], stdout=out) == 0
+    summary = json.loads(out.getvalue().splitlines()[-1])
+    assert summary["game"] == "morris" and summary["found"] == 0
+    assert summary["shipped"] == len(store.load("morris"))
