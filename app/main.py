@@ -22,6 +22,9 @@ from app.config import ROOT, Settings
 from app.db import Lanes, make_engine, make_sessionmaker, unavailable
 from app.deadlines import DeadlineWorker
 from app.events import Broker
+from app.learn import api as learn_api
+from app.learn import pages as learn_pages
+from app.learn import puzzles as learn_puzzles
 from app.pg_events import PgBroker, listening
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
@@ -158,6 +161,10 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(ladder.api_router)
     app.include_router(records.api_router)
     app.include_router(record_pages.router)
+    app.include_router(learn_api.router)
+    app.include_router(learn_pages.router)
+    app.include_router(learn_puzzles.api_router)
+    app.include_router(learn_puzzles.router)
     _install_error_handlers(app)
     # Headers on everything (500s included), the cheap refusals before any work.
     app.state.limiter = Limiter() if settings.rate_limits else None

@@ -95,6 +95,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
         help="Bashni 1, 2, … (19: master, by time); other games 1..5 (5: master)",
     )
     think.add_argument("--seed", type=int, default=0, help="same seed, same moves (default 0)")
+    from games.puzzles import cli as puzzles_cli
+
+    puzzles_cli.add_parser(verbs)
     args = parser.parse_args(argv)
 
     try:
@@ -102,6 +105,9 @@ def main(argv: list[str] | None = None, stdin: TextIO | None = None, stdout: Tex
     except GameError as exc:
         stdout.write(_error(exc) + "\n")
         return 2
+
+    if args.verb == "puzzles":
+        return puzzles_cli.run(args, stdout)
 
     if args.verb == "perft":
         try:

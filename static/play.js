@@ -115,8 +115,10 @@
 
   async function submit(path) {
     const body = new URLSearchParams({ taps: path, ply: live().dataset.ply });
+    // A lesson page (data-submit) sends its taps elsewhere, with the step's line so far.
+    if (live().dataset.moves !== undefined) body.set("moves", live().dataset.moves);
     try {
-      const response = await fetch(`/matches/${matchId}/click`, {
+      const response = await fetch(page.dataset.submit || `/matches/${matchId}/click`, {
         method: "POST", body, headers: { "HX-Request": "true" }, credentials: "same-origin",
       });
       const html = await response.text();
@@ -263,7 +265,7 @@
       else point.dispatchEvent(new MouseEvent("click", { bubbles: true }));  // htmx fallback
       return;
     }
-    if (event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.altKey || event.ctrlKey || event.metaKey || page.dataset.submit) return;  // a lesson has no move list to browse
     const el = live();
     if (!el) return;
     // Keys pressed faster than the positions arrive go on from the one asked for last.
