@@ -34,6 +34,10 @@ from app.work_queue import JobWorker, claimable, lease_free
 log = logging.getLogger(__name__)
 
 
+#: A job's round-robin keys when the test or caller gives none.
+NOBODY = Waiting("", "")
+
+
 @dataclass(frozen=True)
 class Job:
     match_id: str
@@ -44,8 +48,9 @@ class Job:
     seed: int
     #: the match's earlier positions, start first (repetition rules need them)
     history: tuple[str, ...] = ()
-    #: whose game it is (the human seat's token hash): the round robin's key
-    owner: str = ""
+    #: whose game it is and from where (the human's token hash, the creator's address):
+    #: the round robin's keys
+    turn: Waiting = NOBODY
 
 
 def seed_for(match_id: str, ply: int) -> int:
@@ -120,7 +125,7 @@ class ComputerWorker(JobWorker[Job]):
         self.lease = lease
         self.clock = clock
         self._pool: Executor | None = None
-        #: Serves waiting turns player by player (app.fairness), not oldest first.
+        #: Serves waiting turns address by address, then player by player (app.fairness).
         self.fair = RoundRobin()
         self._fair_lock = threading.Lock()
 
@@ -147,7 +152,7 @@ class ComputerWorker(JobWorker[Job]):
             await self._play(job)
         finally:
             with self._fair_lock:
-                self.fair.finished(job.owner)
+                self.fair.finished(job.turn)
 
     async def _play(self, job: Job) -> None:
         # The lease is short so that a turn held by a crashed process is retried soon;
@@ -203,19 +208,19 @@ class ComputerWorker(JobWorker[Job]):
                 limit=CANDIDATES,
             ).options(selectinload(Match.seats))
             candidates = list(db.scalars(stmt))
-            waiting = [Waiting(m.id, _owner(m)) for m in candidates]
+            waiting = [Waiting(m.id, _owner(m), m.client_key or "") for m in candidates]
             with self._fair_lock:
                 chosen = self.fair.choose(waiting)
                 if chosen is None:
                     return None
                 match = next(m for m in candidates if m.id == chosen.match_id)
-                self.fair.started(chosen.owner)
+                self.fair.started(chosen)
             game = games.get(match.game)
             seat = computer_seat(match, game.to_move(game.parse_position(match.position)))
             if seat is None or match.status != "playing":
                 match.ai_turn_at = None
                 with self._fair_lock:
-                    self.fair.finished(chosen.owner)
+                    self.fair.finished(chosen)
                 return None
             match.ai_claimed_until = moment + self.lease
             assert seat.ai_level is not None
@@ -227,7 +232,7 @@ class ComputerWorker(JobWorker[Job]):
                 seat.ai_level,
                 seed_for(match.id, match.ply),
                 history=_earlier_positions(match),
-                owner=chosen.owner,
+                turn=chosen,
             )
 
 
