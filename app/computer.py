@@ -25,17 +25,13 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 import games
-from app.fairness import RoundRobin, Waiting
+from app.fairness import NOBODY, RoundRobin, Waiting
 from app.models import Match
 from app.services.errors import ServiceError
 from app.services.matches import MatchService, computer_seat, now
 from app.work_queue import JobWorker, claimable, lease_free
 
 log = logging.getLogger(__name__)
-
-
-#: A job's round-robin keys when the test or caller gives none.
-NOBODY = Waiting("", "")
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,10 @@ class Waiting:
         return self.address or "player:" + self.owner
 
 
+#: No requester known (a test, an internal caller): one more key like any other.
+NOBODY = Waiting("", "")
+
+
 class RoundRobin:
     """Which waiting item to serve next: address by address, then player by player within
     an address, not oldest first.
@@ -112,6 +116,10 @@ class RoundRobin:
             if best_key is None or key < best_key:
                 best, best_key = item, key
         return best
+
+    def serving(self, item: Waiting) -> bool:
+        """Something of this item's address is being served now."""
+        return self.in_flight.get("a:" + item.place, 0) > 0
 
     def started(self, item: Waiting) -> None:
         for name in ("a:" + item.place, "p:" + item.owner):
