@@ -140,8 +140,13 @@ class Heartbeat(QueueWorker):
         self.failing = True
 
     async def start(self) -> None:
-        # Before anything judges a clock: the lifespan awaits this first.
-        await asyncio.to_thread(self.beat)
+        # Before anything judges a clock: the lifespan awaits this first. A database that
+        # is away now does not stop the start: the beats retry, and until one catches up
+        # the deadline worker finishes nothing.
+        try:
+            await asyncio.to_thread(self.beat)
+        except Exception:
+            log.exception("could not catch up with the heartbeat at start; retrying every beat")
         await super().start()
 
     async def stop(self) -> None:
