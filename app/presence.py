@@ -35,18 +35,21 @@ CHUNK = 500
 _COOKIE = PLAYER_COOKIE.encode() + b"="
 
 
-def cookie_token(headers: list[tuple[bytes, bytes]]) -> str | None:
-    """The player token in a request's Cookie header(s), as ``web.player_token`` accepts it."""
+def cookie_token(headers: list[tuple[bytes, bytes]]) -> bytes | None:
+    """The player token in a request's Cookie header, as ``web.player_token`` accepts it."""
     for name, value in headers:
         if name != b"cookie":
             continue
-        for part in value.split(b";"):
-            part = part.strip()
-            if part.startswith(_COOKIE):
-                token = part[len(_COOKIE) :]
-                if 20 <= len(token) <= 100:
-                    return token.decode("latin-1")
-                return None
+        at = value.find(_COOKIE)
+        # The name must start the header or follow "; " (not end another cookie's name).
+        while at > 0 and value[at - 1 : at] not in (b" ", b";"):
+            at = value.find(_COOKIE, at + 1)
+        if at < 0:
+            continue
+        start = at + len(_COOKIE)
+        end = value.find(b";", start)
+        token = value[start:] if end < 0 else value[start:end]
+        return token.strip() if 20 <= len(token.strip()) <= 100 else None
     return None
 
 
@@ -60,20 +63,25 @@ class Presence:
         #: The app's clock (the tests' fake one moves the interval too).
         self.clock = clock
         self.every = every
-        self._noted: OrderedDict[str, datetime] = OrderedDict()
+        self._noted: OrderedDict[int, datetime] = OrderedDict()
         self._pending: set[str] = set()
         self._lock = threading.Lock()
 
-    def note(self, hashed: str) -> None:
+    def note(self, token: bytes) -> None:
+        """A request carried this player token. Throttled on Python's own (per-process
+        salted) hash of the token, so the SHA-256 is paid only when the player is noted."""
+        key = hash(token)
         moment = self.clock()
         with self._lock:
-            last = self._noted.get(hashed)
+            last = self._noted.get(key)
             if last is not None and timedelta(0) <= moment - last < self.every:
                 return
-            self._noted[hashed] = moment
-            self._noted.move_to_end(hashed)
+            self._noted[key] = moment
+            self._noted.move_to_end(key)
             if len(self._noted) > REMEMBERED:
                 self._noted.popitem(last=False)
+        hashed = token_hash(token.decode("latin-1"))
+        with self._lock:
             self._pending.add(hashed)
 
     def flush(self, moment: datetime) -> int:
@@ -107,5 +115,5 @@ class PresenceLayer:
         if scope["type"] == "http":
             token = cookie_token(scope["headers"])
             if token is not None:
-                self.presence.note(token_hash(token))
+                self.presence.note(token)
         await self.app(scope, receive, send)

@@ -23,6 +23,7 @@ from app.heartbeat import ABORT_STARTS_AFTER
 from app.main import create_app
 from app.manage import migrate
 from app.models import Match, Seat, SiteHeartbeat
+from app.presence import cookie_token
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
 from tests.app.test_time_controls import T0, FakeClock
@@ -194,3 +195,13 @@ def test_the_heartbeat_row_exists_after_migration(tmp_path: Path) -> None:
             assert conn.execute(select(Match.id)).first() is None
     finally:
         engine.dispose()
+
+
+def test_the_token_is_read_from_the_cookie_header_as_the_pages_read_it() -> None:
+    token = b"t" * 43
+    assert cookie_token([(b"cookie", b"a=b; tablero_player=" + token + b"; c=d")]) == token
+    assert cookie_token([(b"cookie", b"tablero_player=" + token)]) == token
+    # Another cookie whose name ends the same way is not the token; nor a short value.
+    assert cookie_token([(b"cookie", b"xtablero_player=" + token)]) is None
+    assert cookie_token([(b"cookie", b"tablero_player=short")]) is None
+    assert cookie_token([(b"accept", b"tablero_player=" + token)]) is None
