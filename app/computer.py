@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 import games
-from app.fairness import RoundRobin, Waiting
+from app.fairness import NOBODY, RoundRobin, Waiting
 from app.models import Match
 from app.services import clocks
 from app.services.errors import ServiceError
@@ -47,8 +47,9 @@ class Job:
     seed: int
     #: the match's earlier positions, start first (repetition rules need them)
     history: tuple[str, ...] = ()
-    #: whose game it is (the human seat's token hash): the round robin's key
-    owner: str = ""
+    #: whose game it is and from where (the human's token hash, the creator's address):
+    #: the round robin's keys
+    turn: Waiting = NOBODY
     #: the master level's think time (its clock's share); None for the other levels
     seconds: float | None = None
 
@@ -141,7 +142,7 @@ class ComputerWorker(JobWorker[Job]):
         self.lease = lease
         self.clock = clock
         self._pool: Executor | None = None
-        #: Serves waiting turns player by player (app.fairness), not oldest first.
+        #: Serves waiting turns address by address, then player by player (app.fairness).
         self.fair = RoundRobin()
         self._fair_lock = threading.Lock()
         #: Master searches (2 s each) being thought about: at most all processes but one,
@@ -171,7 +172,7 @@ class ComputerWorker(JobWorker[Job]):
             await self._play(job)
         finally:
             with self._fair_lock:
-                self.fair.finished(job.owner)
+                self.fair.finished(job.turn)
                 self.masters -= job.seconds is not None
 
     async def _play(self, job: Job) -> None:
@@ -237,12 +238,16 @@ class ComputerWorker(JobWorker[Job]):
             candidates = list(db.scalars(stmt))
             with self._fair_lock:
                 busy = self.masters >= max(1, self.processes - 1)
-                waiting = [Waiting(m.id, _owner(m)) for m in candidates if not (busy and _master_seat(m))]
+                waiting = [
+                    Waiting(m.id, _owner(m), m.client_key or "")
+                    for m in candidates
+                    if not (busy and _master_seat(m))
+                ]
                 chosen = self.fair.choose(waiting)
                 if chosen is None:
                     return None
                 match = next(m for m in candidates if m.id == chosen.match_id)
-                self.fair.started(chosen.owner)
+                self.fair.started(chosen)
                 master = _master_seat(match)
                 self.masters += master
             game = games.get(match.game)
@@ -250,7 +255,7 @@ class ComputerWorker(JobWorker[Job]):
             if seat is None or match.status != "playing":
                 match.ai_turn_at = None
                 with self._fair_lock:
-                    self.fair.finished(chosen.owner)
+                    self.fair.finished(chosen)
                     self.masters -= master
                 return None
             match.ai_claimed_until = moment + self.lease
@@ -263,7 +268,7 @@ class ComputerWorker(JobWorker[Job]):
                 seat.ai_level,
                 seed_for(match.id, match.ply),
                 history=_earlier_positions(match),
-                owner=chosen.owner,
+                turn=chosen,
                 seconds=_master_budget(match, seat.side) if master else None,
             )
 

@@ -47,6 +47,9 @@ class DeadlineWorker(QueueWorker):
         self.matches = matches
         self.clock = clock
         self.batch = batch
+        #: True while the site's heartbeat cannot be written (the database is away): a
+        #: deadline seen then may have passed during an outage the heartbeat will give back.
+        self.paused: Callable[[], bool] = lambda: False
 
     async def round(self) -> float | None:
         finished, upcoming = await asyncio.to_thread(self.sweep)
@@ -64,7 +67,7 @@ class DeadlineWorker(QueueWorker):
         # The cheap look first, without the writer lock on SQLite; most sweeps end here.
         with reading(self.matches.engine) as conn:
             earliest = conn.execute(select(func.min(Match.deadline))).scalar()
-        if earliest is None or aware(earliest) > moment:
+        if earliest is None or aware(earliest) > moment or self.paused():
             return 0, aware(earliest) if earliest is not None else None
         done: list[tuple[str, int]] = []
         with self.sessions.begin() as db:

@@ -2,8 +2,10 @@
 games against the computer, and the computer's attention.
 
 The limits are counted in the database (every process sees the same numbers); the
-computer's round robin is per process, which is enough: each process serves its own
-queue fairly, and one client's turns are spread over all of them.
+round robin (computer turns, reviews, positions to analyse) is per process, which is
+enough: each process serves its own queue fairly, and one client's work is spread over
+all of them. It is by address first, then by player, since a player is only a cookie
+and one address can make as many as it likes.
 """
 
 from __future__ import annotations
@@ -60,45 +62,78 @@ def check_computer_games(db: Session, token_hash: str) -> None:
 
 @dataclass(frozen=True)
 class Waiting:
-    """A computer turn waiting to be played, and whose it is (the human's token hash)."""
+    """A computer turn (or a review, or a position to analyse) waiting to be served,
+    whose it is (the human's token hash) and from where (the hashed address it was
+    asked from; empty: unknown, and the player then counts as an address of its own)."""
 
     match_id: str
     owner: str
+    address: str = ""
+
+    @property
+    def place(self) -> str:
+        return self.address or "player:" + self.owner
+
+
+#: No requester known (a test, an internal caller): one more key like any other.
+NOBODY = Waiting("", "")
 
 
 class RoundRobin:
-    """Which waiting computer turn to serve next: each player in turn, not oldest first.
+    """Which waiting item to serve next: address by address, then player by player within
+    an address, not oldest first.
 
-    The candidates come oldest first; the one chosen belongs to the player with the
-    fewest turns being thought about right now, then the one served longest ago, so a
-    player with forty games waiting gets one turn in each round like everyone else.
+    The candidates come oldest first; the one chosen comes from the address with the
+    fewest items being served right now, then the address served longest ago; within it
+    the player with the fewest in progress, then the one served longest ago. One address
+    with twenty fresh cookies (twenty "players") gets one turn in each round like any
+    other address, and a player with forty games waiting one turn like any other player.
     """
+
+    #: Keys remembered; past it, the half served longest ago is forgotten.
+    REMEMBERED = 10_000
 
     def __init__(self) -> None:
         self.in_flight: dict[str, int] = {}
         self.last_served: dict[str, int] = {}
         self._tick = 0
 
+    def _key(self, item: Waiting, index: int) -> tuple[int, int, int, int, int]:
+        place, owner = "a:" + item.place, "p:" + item.owner
+        return (
+            self.in_flight.get(place, 0),
+            self.last_served.get(place, -1),
+            self.in_flight.get(owner, 0),
+            self.last_served.get(owner, -1),
+            index,
+        )
+
     def choose(self, waiting: Sequence[Waiting]) -> Waiting | None:
         best: Waiting | None = None
-        best_key: tuple[int, int, int] | None = None
+        best_key: tuple[int, int, int, int, int] | None = None
         for index, item in enumerate(waiting):
-            key = (self.in_flight.get(item.owner, 0), self.last_served.get(item.owner, -1), index)
+            key = self._key(item, index)
             if best_key is None or key < best_key:
                 best, best_key = item, key
         return best
 
-    def started(self, owner: str) -> None:
-        self._tick += 1
-        self.last_served[owner] = self._tick
-        self.in_flight[owner] = self.in_flight.get(owner, 0) + 1
-        if len(self.last_served) > 10_000:  # forget the players served longest ago
-            for old in sorted(self.last_served, key=self.last_served.__getitem__)[:5_000]:
+    def serving(self, item: Waiting) -> bool:
+        """Something of this item's address is being served now."""
+        return self.in_flight.get("a:" + item.place, 0) > 0
+
+    def started(self, item: Waiting) -> None:
+        for name in ("a:" + item.place, "p:" + item.owner):
+            self._tick += 1
+            self.last_served[name] = self._tick
+            self.in_flight[name] = self.in_flight.get(name, 0) + 1
+        if len(self.last_served) > self.REMEMBERED:  # forget the keys served longest ago
+            for old in sorted(self.last_served, key=self.last_served.__getitem__)[: self.REMEMBERED // 2]:
                 del self.last_served[old]
 
-    def finished(self, owner: str) -> None:
-        left = self.in_flight.get(owner, 0) - 1
-        if left > 0:
-            self.in_flight[owner] = left
-        else:
-            self.in_flight.pop(owner, None)
+    def finished(self, item: Waiting) -> None:
+        for name in ("a:" + item.place, "p:" + item.owner):
+            left = self.in_flight.get(name, 0) - 1
+            if left > 0:
+                self.in_flight[name] = left
+            else:
+                self.in_flight.pop(name, None)

@@ -22,10 +22,12 @@ from app.config import ROOT, Settings
 from app.db import Lanes, make_engine, make_sessionmaker, unavailable
 from app.deadlines import DeadlineWorker
 from app.events import Broker
+from app.heartbeat import Heartbeat
 from app.learn import api as learn_api
 from app.learn import pages as learn_pages
 from app.learn import puzzles as learn_puzzles
 from app.pg_events import PgBroker, listening
+from app.presence import Presence, PresenceLayer
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
 from app.routes.move_calls import MoveCalls
@@ -66,6 +68,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         if matches.pg_loop_pool is not None:
             await matches.pg_loop_pool.open()
         async with listening(app.state.broker):
+            # First: an outage's time is given back before any clock is judged.
+            await app.state.heartbeat.start()
             await app.state.computer.start()
             await app.state.deadlines.start()
             await app.state.review_worker.start()
@@ -77,6 +81,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
                 await app.state.review_worker.stop()
                 await app.state.deadlines.stop()
                 await app.state.computer.stop()
+                await app.state.heartbeat.stop()
         app.state.lanes.close()
         if matches.loop_reads is not None:
             matches.loop_reads.close()
@@ -147,6 +152,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     )
     app.state.reviews = ReviewService(sessions, clock=clock or now, wake=app.state.review_worker.wake)
     app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
+    app.state.presence = Presence(sessions, clock or now)
+    app.state.heartbeat = Heartbeat(sessions, matches, clock=clock or now, flush=app.state.presence.flush)
+    deadlines.paused = lambda: app.state.heartbeat.failing
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
@@ -171,6 +179,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     # Added first, so it runs inside Hardening: the move's two calls, without FastAPI's
     # per-request machinery (the same answers).
     app.add_middleware(MoveCalls, state=app.state, refusal=refusal)
+    # Outside MoveCalls, so a move or a read of the legal moves is a sign of life too.
+    app.add_middleware(PresenceLayer, presence=app.state.presence)
     app.add_middleware(
         Hardening,
         render=_render_server_error,

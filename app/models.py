@@ -194,6 +194,19 @@ class Review(Base):
     requested_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow, index=True)
     claimed_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    #: Who asked (the player's token hash) and from where (the hashed rate-limit key): the
+    #: quotas of queued reviews and the round robin between requesters (app/review_queue.py).
+    requester: Mapped[str | None] = mapped_column(String(64), index=True)
+    client_key: Mapped[str | None] = mapped_column(String(64), index=True)
+
+
+class SiteHeartbeat(Base):
+    """One row: the last moment some process of the site was up (app/heartbeat.py)."""
+
+    __tablename__ = "site_heartbeat"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    beat_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 class HealthProbe(Base):

@@ -7,9 +7,16 @@ process runs one ``ReviewWorker``: it claims the oldest open review (``FOR
 UPDATE SKIP LOCKED`` and a lease in ``claimed_until``, renewed while it works,
 as the computer's turns are claimed), has a spawn-based process pool analyse
 the positions not yet analysed (``games.ai.analysis.analyse``, CPU-bound, off
-the event loop, at a lower OS priority than the computer's replies so a review
-never slows a game in play), and stores each result as it arrives: that is the
-progress players see, and what a worker that takes over after a crash keeps.
+the event loop), and stores each result as it arrives: that is the progress
+players see, and what a worker that takes over after a crash keeps.
+
+Fair analysis (``app.review_queue``): quotas of open reviews per player and per
+address, long lines sampled, several reviews worked on at once with their
+positions handed to the pool round robin by address and player, and the
+analysis board's best move in a pool of its own that no review can fill. The
+review processes run at normal priority (a lowered one got no CPU at all on a
+busy machine), and there are half as many as the computer's (at least one), so
+reviews never take every core from the replies to players in a game.
 
 Marks (``mark_plies``): a move that lowers its mover's winning chance (see
 ``games.ai.analysis``) by ``INACCURACY`` percentage points or more is an
@@ -26,7 +33,7 @@ import hashlib
 import json
 import logging
 import multiprocessing
-import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass
@@ -35,7 +42,17 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.fairness import NOBODY, RoundRobin, Waiting
 from app.models import Review
+from app.review_queue import (
+    ACTIVE_REVIEWS,
+    CANDIDATES,
+    FairPool,
+    check_review_quota,
+    review_processes,
+    review_worker_start,
+    reviewed_positions,
+)
 from app.services.errors import Conflict
 from app.services.matches import now
 from app.services.records import Line
@@ -70,12 +87,6 @@ MARK_LABELS = {"inaccuracy": N_("inaccuracy"), "blunder": N_("blunder")}
 def review_key(game: str, initial: str, moves: tuple[str, ...]) -> str:
     text = "\n".join((game, initial, *moves))
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _lower_priority() -> None:
-    # Reviews may wait; the computer's replies to a player in a game may not.
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)
 
 
 def analyse_position(
@@ -129,6 +140,8 @@ class ReviewJob:
     game: str
     positions: tuple[str, ...]
     missing: tuple[int, ...]
+    #: who asked, from where: the round robin's keys
+    who: Waiting = NOBODY
 
 
 class ReviewService:
@@ -144,15 +157,19 @@ class ReviewService:
         self.clock = clock
         self.wake = wake
 
-    def request(self, line: Line) -> Review:
-        """Queue a review of ``line`` unless one exists (a failed one is queued again)."""
+    def request(self, line: Line, who: Waiting | None = None) -> Review:
+        """Queue a review of ``line`` unless one exists (a failed one is queued again);
+        a new one counts against ``who``'s quotas (``app.review_queue``)."""
         if line.kind == "match" and not line.finished:
             raise Conflict(N_("a match is reviewed once it is over"))
         key = review_key(line.game, line.initial, line.moves)
         with self.sessions.begin() as db:
             review = db.get(Review, key, with_for_update=True)
+            if review is None or review.status == "failed":
+                check_review_quota(db, who)
             if review is None:
-                total = len(line.moves) + 1
+                count = len(line.moves) + 1
+                total = len(reviewed_positions(count))
                 review = Review(
                     key=key,
                     game=line.game,
@@ -161,7 +178,7 @@ class ReviewService:
                     status="queued",
                     done=0,
                     total=total,
-                    results=json.dumps([None] * total),
+                    results=json.dumps([None] * count),
                     requested_at=self.clock(),
                 )
                 db.add(review)
@@ -169,6 +186,9 @@ class ReviewService:
                 review.status = "queued"
                 review.error = None
                 review.claimed_until = None
+            if who is not None and review.status == "queued" and review.requester is None:
+                review.requester = who.owner or None
+                review.client_key = who.address or None
         self.wake()
         found = self.find(line)
         assert found is not None
@@ -196,7 +216,8 @@ def review_public(review: Review | None, line: Line) -> dict[str, Any] | None:
 
 
 class ReviewWorker(JobWorker[ReviewJob]):
-    """One task: a review at a time, its positions analysed side by side in the pool."""
+    """``ACTIVE_REVIEWS`` tasks, each a review at a time; their positions share the pool
+    round robin by requester (``FairPool``), and the analysis board has a pool of its own."""
 
     failure = "could not claim or work on a review"
 
@@ -204,18 +225,25 @@ class ReviewWorker(JobWorker[ReviewJob]):
         self,
         sessions: sessionmaker[Session],
         processes: int = 2,
-        lease: timedelta = timedelta(seconds=30),
+        lease: timedelta = timedelta(seconds=60),
         poll_seconds: float = 2.0,
         clock: Callable[[], datetime] = now,
         use_pool: bool = True,
     ) -> None:
-        super().__init__(poll_seconds)
+        super().__init__(poll_seconds, concurrency=ACTIVE_REVIEWS)
         self.sessions = sessions
-        self.processes = processes
+        self.processes = review_processes(processes)
         self.lease = lease
         self.clock = clock
         self.use_pool = use_pool
         self._pool: Executor | None = None
+        self._best_pool: Executor | None = None
+        #: The review positions' slots, and the analysis board's lane that reviews never use.
+        self.lane = FairPool(self.processes, lambda: self._pool)
+        self.best_lane = FairPool(1, self._best_executor)
+        #: Which open review to take next: requester by requester, not oldest first.
+        self.fair = RoundRobin()
+        self._fair_lock = threading.Lock()
         self.computed = 0  # positions analysed by this worker (tests read it)
 
     async def start(self) -> None:
@@ -227,20 +255,30 @@ class ReviewWorker(JobWorker[ReviewJob]):
         # spawn: forking a process that runs threads (the server) is not safe.
         context = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(
-            max_workers=self.processes, mp_context=context, initializer=_lower_priority
+            max_workers=self.processes, mp_context=context, initializer=review_worker_start
         )
+
+    def _best_executor(self) -> Executor | None:
+        # Started on first use: most processes never serve the analysis board.
+        if self.use_pool and (self._best_pool is None or getattr(self._best_pool, "_broken", False)):
+            context = multiprocessing.get_context("spawn")
+            self._best_pool = ProcessPoolExecutor(
+                max_workers=1, mp_context=context, initializer=review_worker_start
+            )
+        return self._best_pool
 
     async def stop(self) -> None:
         await super().stop()
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        for pool in (self._pool, self._best_pool):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
 
-    async def best_move(self, game: str, position: str, history: tuple[str, ...] = ()) -> dict[str, Any]:
-        """The master level's view of one position, computed in the pool (the analysis board)."""
-        loop = asyncio.get_running_loop()
-        if self._pool is not None:
-            return await loop.run_in_executor(self._pool, analyse_position, game, position, history)
-        return await asyncio.to_thread(analyse_position, game, position, history)
+    async def best_move(
+        self, game: str, position: str, history: tuple[str, ...] = (), who: Waiting | None = None
+    ) -> dict[str, Any]:
+        """The master level's view of one position (the analysis board), in its own
+        lane: a review never delays it, other askers by at most the position in progress."""
+        return await self.best_lane.run(who or NOBODY, analyse_position, game, position, history)
 
     async def work(self, job: ReviewJob) -> None:
         try:
@@ -258,6 +296,9 @@ class ReviewWorker(JobWorker[ReviewJob]):
             with contextlib.suppress(Exception):
                 await asyncio.to_thread(self._release, job.key)
             await asyncio.sleep(self.poll_seconds)
+        finally:
+            with self._fair_lock:
+                self.fair.finished(job.who)
 
     def claim(self) -> ReviewJob | None:
         moment = self.clock()
@@ -267,39 +308,47 @@ class ReviewWorker(JobWorker[ReviewJob]):
                 Review.status.in_(("queued", "running")),
                 lease_free(Review.claimed_until, moment),
                 order_by=Review.requested_at,
-                limit=1,
+                limit=CANDIDATES,
             )
-            review = db.scalars(stmt).first()
-            if review is None:
-                return None
+            candidates = list(db.scalars(stmt))
+            waiting = [Waiting(r.key, r.requester or "", r.client_key or "") for r in candidates]
+            with self._fair_lock:
+                # One review per address at a time here: a flood cannot take every task.
+                chosen = self.fair.choose([w for w in waiting if not self.fair.serving(w)])
+                if chosen is None:
+                    return None
+                self.fair.started(chosen)
+            review = next(r for r in candidates if r.key == chosen.match_id)
             review.status = "running"
             review.claimed_until = moment + self.lease
             results = json.loads(review.results)
             positions = positions_of(review.game, review.initial_position, tuple(json.loads(review.moves)))
-            missing = tuple(i for i, r in enumerate(results) if r is None)
-            return ReviewJob(review.key, review.game, positions, missing)
+            wanted = reviewed_positions(len(positions))
+            missing = tuple(i for i in wanted if results[i] is None)
+            return ReviewJob(review.key, review.game, positions, missing, chosen)
 
     async def _analyse(self, job: ReviewJob) -> None:
-        loop = asyncio.get_running_loop()
-        futures: dict[asyncio.Future[dict[str, Any]], int] = {}
         seconds = position_seconds(len(job.missing), self.processes)
-        for index in job.missing:
-            history = job.positions[:index]
-            if self._pool is not None:
-                future = loop.run_in_executor(
-                    self._pool, analyse_position, job.game, job.positions[index], history, seconds
-                )
-            else:
-                future = asyncio.ensure_future(
-                    asyncio.to_thread(analyse_position, job.game, job.positions[index], history, seconds)
-                )
-            futures[future] = index
-        pending = set(futures)
-        while pending:
-            finished, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            batch = {futures[f]: f.result() for f in finished}
-            self.computed += len(batch)
-            await asyncio.to_thread(self._store, job, batch, not pending)
+
+        async def one(index: int) -> tuple[int, dict[str, Any]]:
+            position, history = job.positions[index], job.positions[:index]
+            return index, await self.lane.run(job.who, analyse_position, job.game, position, history, seconds)
+
+        # No more of this review's positions in the pool than it has slots: the round
+        # robin then decides, position by position, whose work goes next.
+        todo = list(job.missing)
+        running: set[asyncio.Future[tuple[int, dict[str, Any]]]] = set()
+        try:
+            while todo or running:
+                while todo and len(running) < self.lane.slots:
+                    running.add(asyncio.ensure_future(one(todo.pop(0))))
+                finished, running = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                batch = dict(f.result() for f in finished)
+                self.computed += len(batch)
+                await asyncio.to_thread(self._store, job, batch, not todo and not running)
+        finally:
+            for future in running:
+                future.cancel()
 
     def _store(self, job: ReviewJob, batch: dict[int, dict[str, Any]], last: bool) -> None:
         with self.sessions.begin() as db:

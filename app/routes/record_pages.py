@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 import games
 from app import boards, graph
 from app.review import MARK_LABELS, review_public
+from app.review_queue import asker
 from app.routes.pages import computer_level
 from app.routes.records import load_line
 from app.services.clicks import follow
@@ -194,7 +195,7 @@ def _kind(kind: str) -> str:
 @router.post("/{kind}/{ident}/review", response_class=HTMLResponse)
 def ask_review(request: Request, kind: str, ident: str, at: int | None = None) -> Response:
     line = load_line(request, _kind(kind), ident)
-    request.app.state.reviews.request(line)
+    request.app.state.reviews.request(line, asker(request))
     return review_panel(request, kind, ident, at)
 
 
@@ -230,7 +231,7 @@ async def analysis_best(request: Request, game_name: str, position: str = "") ->
         position = game.format_position(game.parse_position(position))
     except GameError as exc:
         raise Invalid(f"position: {exc}") from None
-    result = await request.app.state.review_worker.best_move(game.name, position)
+    result = await request.app.state.review_worker.best_move(game.name, position, who=asker(request))
     context = page_context(request, game=game, best=result)
     return templates.TemplateResponse(request, "partials/best_move.html", context)
 

@@ -13,6 +13,7 @@ from app import pictures
 from app.models import Match
 from app.record_schemas import BestMove, PositionMoves, RecordPublic, ReviewPublic
 from app.review import BLUNDER, INACCURACY, review_public
+from app.review_queue import asker
 from app.routes.api import WRITES as ERRORS
 from app.services.errors import Invalid, NotFound
 from app.services.matches import MatchService
@@ -189,7 +190,7 @@ def legal_from_position(
 def review_state(request: Request, kind: str, ident: str, ask: bool) -> dict[str, Any]:
     line = load_line(request, kind, ident)
     reviews = request.app.state.reviews
-    review = reviews.request(line) if ask else reviews.find(line)
+    review = reviews.request(line, asker(request)) if ask else reviews.find(line)
     if review is None:
         raise NotFound("nobody has asked for a review of this game yet (POST to ask)")
     state = review_public(review, line)
@@ -216,7 +217,7 @@ async def best_from_position(
     Computed in the review worker processes; the request waits, the server does not.
     """
     position = position_moves(game_name, position)["position"]
-    result = await request.app.state.review_worker.best_move(game_name, position)
+    result = await request.app.state.review_worker.best_move(game_name, position, who=asker(request))
     score = result["score"]
     return {
         "move": result["best"],
