@@ -26,9 +26,10 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 import games
 from app.fairness import RoundRobin, Waiting
+from app.matches.model import computer_seat, now
+from app.matches.service import MatchService
 from app.models import Match
 from app.services.errors import ServiceError
-from app.services.matches import MatchService, computer_seat, now
 from app.work_queue import JobWorker, claimable, lease_free
 
 log = logging.getLogger(__name__)

@@ -35,9 +35,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.matches.model import now
 from app.models import Review
 from app.services.errors import Conflict
-from app.services.matches import now
 from app.services.records import Line
 from app.texts import N_
 from app.work_queue import JobWorker, claimable, lease_free

@@ -7,7 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from starlette.datastructures import State
 
+from app.matches.service import MatchService
+from app.matches.view import state_of
 from app.models import Match
+from app.rate_limits import hashed_key, request_client_key
 from app.schemas import (
     READ_REFUSALS,
     WRITE_REFUSALS,
@@ -23,9 +26,7 @@ from app.schemas import (
     SeatTaken,
     refusals,
 )
-from app.security import hashed_key, request_client_key
 from app.services.errors import Invalid
-from app.services.matches import MatchService, state_of
 from app.texts import N_
 from app.web import absolute_url, ensure_player, viewer_hash
 

@@ -16,8 +16,9 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.fanout import Shared, sse_message
+from app.matches.model import Played
+from app.matches.service import MatchService
 from app.schemas import refusals
-from app.services.matches import MatchService, Played
 from app.web import language, templates, viewer_hash
 
 router = APIRouter(tags=["events"])
@@ -71,7 +72,7 @@ def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
     Rendered for a request with nothing personal in it (no cookie: no seat, no name), so
     that one rendering serves every spectator who reads ``lang``.
     """
-    from app.routes.pages import match_context  # pages import this module's neighbours
+    from app.match_view import match_context
 
     headers = [(k, v) for k, v in request.scope["headers"] if k == b"host"]
     anonymous = Request({**request.scope, "headers": [*headers, (b"accept-language", lang.encode())]})

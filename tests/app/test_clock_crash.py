@@ -14,8 +14,8 @@ from sqlalchemy import select
 
 from app.db import make_engine
 from app.manage import migrate
+from app.matches.model import aware
 from app.models import Match
-from app.services.matches import aware
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
 from tests.app.test_crash import start

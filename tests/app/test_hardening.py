@@ -290,7 +290,7 @@ def test_more_security_headers(alice: TestClient, tmp_path: Path) -> None:
 
 
 def test_rate_limit_keys_are_valid_and_short() -> None:
-    from app.security import TokenBuckets, client_key
+    from app.rate_limits import TokenBuckets, client_key
 
     assert client_key("203.0.113.7") == "203.0.113.7"
     assert client_key("::ffff:203.0.113.7") == "203.0.113.7"

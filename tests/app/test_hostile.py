@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.manage import migrate
-from app.security import TokenBuckets
+from app.rate_limits import TokenBuckets
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN, create, play, started
 

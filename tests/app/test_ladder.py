@@ -14,9 +14,9 @@ import games
 from app.config import Settings
 from app.main import create_app
 from app.manage import migrate
+from app.matches.service import MatchService
 from app.models import Match
 from app.services.ladder import LadderService, score
-from app.services.matches import MatchService
 from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN
 

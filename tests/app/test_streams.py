@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from app.manage import migrate
-from app.security import RepeatFilter
+from app.process_limits import RepeatFilter
 from tests.app.conftest import database_url
 from tests.live import LiveServer
 

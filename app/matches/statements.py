@@ -54,6 +54,20 @@ COUNT_REPEATS = (
     .select_from(MOVES)
     .where(MOVES.c.match_id == bindparam("match_id"), MOVES.c.repetition == bindparam("code"))
 )
+# The cheap reads of one match (app.matches.read).
+READ_FOR_LEGAL = select(MATCHES.c.game, MATCHES.c.status, MATCHES.c.position, MATCHES.c.ply).where(
+    MATCHES.c.id == bindparam("match_id")
+)
+READ_VERSION = select(MATCHES.c.version, MATCHES.c.ply, MATCHES.c.status).where(
+    MATCHES.c.id == bindparam("match_id")
+)
+#: One row per seat, or a single row of NULLs for a match without seats; none: no match.
+READ_SEATS = (
+    select(SEATS.c.id, SEATS.c.token_hash)
+    .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
+    .where(MATCHES.c.id == bindparam("match_id"))
+)
+
 #: A NOTIFY inside the transaction (PostgreSQL only).
 NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
