@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import select
 
 from app.db import make_engine
-from app.manage import migrate
 from app.matches.model import aware
 from app.models import Match
 from tests.app.conftest import database_url
@@ -36,7 +35,6 @@ def expected_left(left_ms: int, since: str, at: str) -> int:
 
 def test_the_outage_counts_against_the_side_to_move(tmp_path: Path) -> None:
     url = database_url(tmp_path)
-    migrate(url)
     server = LiveServer(url)
     start(server)
     try:

@@ -15,7 +15,6 @@ from sqlalchemy import event
 
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from tests.app.conftest import database_url
 from tests.app.helpers import create, started
 
@@ -25,7 +24,6 @@ CJK, EMOJI = "李小龍", "🎲 Ana 😀"
 
 def make_app(tmp_path: Path, clock: Any = None, **settings: Any) -> FastAPI:
     url = database_url(tmp_path)
-    migrate(url)
     base: dict[str, Any] = {"database_url": url, "secret_key": "test-secret", "rate_limits": False}
     base.update(settings)
     return create_app(Settings(**base), clock=clock)

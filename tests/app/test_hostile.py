@@ -10,7 +10,6 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from app.rate_limits import TokenBuckets
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN, create, play, started
@@ -201,7 +200,6 @@ def test_security_headers_and_cookie_flags(alice: TestClient) -> None:
 
 def test_secure_cookies_when_configured(tmp_path: Path) -> None:
     url = database_url(tmp_path)
-    migrate(url)
     app = create_app(Settings(database_url=url, secure_cookies=True, rate_limits=False))
     created = TestClient(app).post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
     assert "Secure" in created.headers["set-cookie"]
@@ -209,7 +207,6 @@ def test_secure_cookies_when_configured(tmp_path: Path) -> None:
 
 def test_rate_limits_answer_429_with_retry_after(tmp_path: Path) -> None:
     url = database_url(tmp_path)
-    migrate(url)
     client = TestClient(create_app(Settings(database_url=url)))
     statuses = [
         client.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"}).status_code

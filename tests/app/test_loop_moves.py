@@ -24,7 +24,6 @@ from sqlalchemy import text
 import games
 from app import db
 from app.db import make_engine, make_sessionmaker
-from app.manage import migrate
 from app.matches.events import Publisher
 from app.matches.model import Played
 from app.matches.service import MatchService
@@ -72,7 +71,6 @@ class Service:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Service]:
     url = database_url(tmp_path)
-    migrate(url)
     engine = make_engine(url)
     clock = FakeClock()
 

@@ -16,7 +16,6 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import make_engine, make_sessionmaker
-from app.manage import migrate
 from app.matches.events import Publisher
 from app.matches.service import MatchService
 from app.matches.view import state_of
@@ -41,7 +40,6 @@ class World:
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     url = database_url(tmp_path)
-    migrate(url)
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     clock = FakeClock()

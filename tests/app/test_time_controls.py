@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from app.db import make_engine, make_sessionmaker
-from app.manage import migrate
 from app.matches.events import Publisher
 from app.matches.service import MatchService
 from app.matches.view import state_of
@@ -51,7 +50,6 @@ class World:
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     url = database_url(tmp_path)
-    migrate(url)
     engine = make_engine(url)
     clock = FakeClock()
     published: list[tuple[str, int]] = []
