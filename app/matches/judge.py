@@ -39,7 +39,7 @@ def legal_in(match_id: str, row: Sequence[Any] | None) -> dict[str, Any]:
     return {"ply": ply, "moves": game.move_texts(game.parse_position(position))}
 
 
-def start_position(game: Game, text: str) -> str:  # type: ignore[type-arg]
+def start_position(game: Game[Any, Any], text: str) -> str:
     """A position to start a match from, in canonical form; ``Invalid`` naming the field."""
     try:
         state = game.parse_position(text)
@@ -97,7 +97,7 @@ def with_move(row: Any, moment: datetime, mover: str, next_side: str | None) -> 
     return {"draw_offer": None, "takeback_offer": None, **clock_after_move(row, moment, mover, next_side)}
 
 
-def repeats(row: Any, game: Game, code: str, earlier: int) -> int:  # type: ignore[type-arg]
+def repeats(row: Any, game: Game[Any, Any], code: str, earlier: int) -> int:
     """How often the position with ``code`` has occurred, counting the one just reached.
 
     The start position, the ``earlier`` stored moves' positions with that code (an

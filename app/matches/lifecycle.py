@@ -36,7 +36,7 @@ from games.base import Game, UnknownGame
 
 
 def build_match(
-    game: Game,  # type: ignore[type-arg]
+    game: Game[Any, Any],
     options: dict[str, Any],
     seats: list[Seat],
     status: str,

@@ -43,7 +43,7 @@ def new_match_id() -> str:
     return secrets.token_urlsafe(9)
 
 
-def engine_for(match: Match) -> Game:  # type: ignore[type-arg]
+def engine_for(match: Match) -> Game[Any, Any]:
     return games.get(match.game)
 
 
@@ -56,7 +56,7 @@ def seat_of(match: Match, token_hash: str | None) -> Seat | None:
     return found
 
 
-def other_side(game: Game, side: str) -> str:  # type: ignore[type-arg]
+def other_side(game: Game[Any, Any], side: str) -> str:
     first, second = game.sides
     return second if side == first else first
 
@@ -185,7 +185,7 @@ class Checked:
 
     locked: Locked
     seat: SeatRow
-    game: Game  # type: ignore[type-arg]
+    game: Game[Any, Any]
     notation: str
     #: the position the move makes, and its text
     after: Any

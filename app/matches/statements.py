@@ -18,19 +18,20 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import psycopg
 from psycopg import AsyncConnection
 from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
-from sqlalchemy import Connection, Dialect, bindparam, func, select, text
+from sqlalchemy import Connection, Dialect, Table, bindparam, func, select, text
 
 from app.models import Match, MoveRecord, Seat
 
-MATCHES = Match.__table__
-SEATS = Seat.__table__
-MOVES = MoveRecord.__table__
+# Tables, as declared (SQLAlchemy types ``__table__`` as any FROM clause).
+MATCHES = cast(Table, Match.__table__)
+SEATS = cast(Table, Seat.__table__)
+MOVES = cast(Table, MoveRecord.__table__)
 
 #: The match row (every column, so that new ones come along) and its seats, locked.
 LOCK_FOR_MOVE = (

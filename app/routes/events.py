@@ -9,7 +9,7 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Literal
+from typing import Literal, cast
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import StreamingResponse
@@ -111,12 +111,13 @@ async def match_events(
     async def changed(heard: int) -> tuple[int, bytes]:
         """The event for a version heard from the broker, read once for every stream."""
         key = ("state", match_id, heard)
-        version, ply, status = await once.get(key, lambda: matches.version_of(match_id))
+        read = await once.get(key, lambda: matches.version_of(match_id))
+        version, ply, status = cast(tuple[int, int, str], read)
         return version, _event(version, ply, status)
 
     async def live_view(version: int) -> bytes:
         key = ("live", match_id, version, lang)
-        return await once.get(key, lambda: spectator_view(request, match_id, lang))
+        return cast(bytes, await once.get(key, lambda: spectator_view(request, match_id, lang)))
 
     last_seen = 0.0
 

@@ -149,7 +149,7 @@ def navigation(game_name: str, board: dict[str, Any]) -> dict[str, list[str | No
 # ------------------------------------------------------------------ moves
 
 
-def side_words(tr: Tr, game: Game, side: str, names: dict[str, str], computer: set[str]) -> str:  # type: ignore[type-arg]
+def side_words(tr: Tr, game: Game[Any, Any], side: str, names: dict[str, str], computer: set[str]) -> str:
     label = tr(SIDE_LABELS.get(side, side))
     if side in computer:
         return tr(N_("%(side)s (the computer)")) % {"side": label}
@@ -157,7 +157,7 @@ def side_words(tr: Tr, game: Game, side: str, names: dict[str, str], computer: s
     return f"{label} ({name})" if name else label
 
 
-def move_words(game: Game, tr: Tr, before: Any, notation: str) -> str:  # type: ignore[type-arg]
+def move_words(game: Game[Any, Any], tr: Tr, before: Any, notation: str) -> str:
     """A move in words, without who made it: "moved c3 to d4", "placed on a7, removed d7"."""
     try:
         move = game.parse_move(before, notation)
@@ -198,7 +198,7 @@ def move_words(game: Game, tr: Tr, before: Any, notation: str) -> str:  # type: 
 
 
 def said_move(
-    game: Game,  # type: ignore[type-arg]
+    game: Game[Any, Any],
     tr: Tr,
     before: Any,
     notation: str,
@@ -242,7 +242,7 @@ def pieces_of(game_name: str, tr: Tr, board: dict[str, Any], side: str) -> list[
 def page_words(
     *,
     tr: Tr,
-    game: Game,  # type: ignore[type-arg]
+    game: Game[Any, Any],
     match: Any,
     board: dict[str, Any],
     positions: Sequence[Any],

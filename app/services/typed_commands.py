@@ -56,7 +56,7 @@ def answer(
     argument: str,
     *,
     tr: Tr,
-    game: Game,  # type: ignore[type-arg]
+    game: Game[Any, Any],
     board: dict[str, Any],
     viewer_side: str | None,
     to_move: str,
