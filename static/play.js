@@ -107,16 +107,18 @@
     if (reached && reached.move && !reached.next) {
       posting = true;
       render();
-      submit(taps.join(" "));
+      submit(reached.move);
       return;
     }
     render();
   }
 
-  async function submit(path) {
-    const body = new URLSearchParams({ taps: path, ply: live().dataset.ply });
+  // The move the tree's leaf names, posted once to the page's one door for moves; the
+  // answer is the live part as it is after the move (no second request for it).
+  async function submit(move) {
+    const body = new URLSearchParams({ move, ply: live().dataset.ply });
     try {
-      const response = await fetch(`/matches/${matchId}/click`, {
+      const response = await fetch(`/matches/${matchId}/moves`, {
         method: "POST", body, headers: { "HX-Request": "true" }, credentials: "same-origin",
       });
       const html = await response.text();
@@ -260,7 +262,7 @@
     if (point && (event.key === "Enter" || event.key === " ")) {
       event.preventDefault();
       if (tree()) tap(point.dataset.point);
-      else point.dispatchEvent(new MouseEvent("click", { bubbles: true }));  // htmx fallback
+      else point.dispatchEvent(new MouseEvent("click", { bubbles: true }));  // the analysis board's htmx
       return;
     }
     if (event.altKey || event.ctrlKey || event.metaKey) return;

@@ -1,5 +1,5 @@
 """The match page's routes: join, continue on another device, the page and its live
-part, the taps on the board (``/click``) and the buttons (``/act``)."""
+part, a move (``/moves``) and the buttons (``/act``)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 import games
 from app.match_view import match_context
 from app.routes.pages import NO_STORE, check_create_limit, service
-from app.services.clicks import follow
 from app.services.errors import NotFound, ServiceError
 from app.services.tokens import CONTINUE_LIFETIME_SECONDS, continue_code_ok
 from app.texts import N_
@@ -108,30 +107,29 @@ def _live_or_redirect(
     return templates.TemplateResponse(request, "partials/live.html", context, headers=NO_STORE)
 
 
-@router.post("/matches/{match_id}/click", response_class=HTMLResponse)
-def click(
+@router.post("/matches/{match_id}/moves", response_class=HTMLResponse)
+def play_move(
     request: Request,
     match_id: str,
-    taps: Annotated[str, Form()] = "",
-    ply: Annotated[int, Form()] = -1,
+    move: Annotated[str, Form(max_length=200)],
+    ply: Annotated[int, Form()],
 ) -> Response:
-    svc = service(request)
-    match = svc.get(match_id)
-    game = games.get(match.game)
-    chosen = tuple(taps.split())[:8]
-    state = game.parse_position(match.position)
-    if ply != match.ply:
-        return _live_or_redirect(request, match_id, error=N_("The position changed; please look again."))
-    result = follow(game, state, chosen)
-    if result.complete is not None:
-        try:
-            svc.move(match_id, viewer_hash(request), result.complete, ply)
-        except ServiceError as exc:
-            return _live_or_redirect(request, match_id, error=localized(request, exc), status=exc.status_code)
-        return _live_or_redirect(request, match_id)
-    if not result.valid:
-        chosen = ()
-    return _live_or_redirect(request, match_id, taps=chosen)
+    """The match page's one door for a move: ``{move, ply}`` from the click tree's leaf
+    (taps, drags, the keyboard), the typed box, or the form shown without scripts.
+
+    The page's script (``HX-Request``) gets the live part as it is after the move (its
+    new view: no second request), a form without scripts a redirect to the page (or the
+    page with the reason it was refused), and a client asking for JSON the JSON API's
+    answer. The move itself is ``MatchService.move``, as for every client.
+    """
+    # Every game's notation is lower case; phones and screen readers like capitals.
+    try:
+        played = service(request).move(match_id, viewer_hash(request), move.strip().lower(), ply)
+    except ServiceError as exc:
+        return _live_or_redirect(request, match_id, error=localized(request, exc), status=exc.status_code)
+    if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
+        return JSONResponse(played.state)
+    return _live_or_redirect(request, match_id)
 
 
 ACTIONS = {

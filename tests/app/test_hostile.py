@@ -78,7 +78,7 @@ def hostile_cases(match_id: str) -> list[tuple[str, str, str, dict, object, int,
             "",
         ),
         ("bob", "get", f"/api/matches/{match_id}/../../etc/passwd", {}, None, 404, ""),
-        ("bob", "post", f"/matches/{match_id}/click", {}, {"taps": "x" * 5000, "ply": "1"}, 303, ""),
+        ("bob", "post", f"/matches/{match_id}/moves", {}, {"move": "x" * 5000, "ply": "1"}, 422, "move"),
         ("bob", "post", f"/matches/{match_id}/act", {}, {"action": "explode"}, 422, "not known"),
         (
             "bob",
