@@ -310,6 +310,15 @@
   document.addEventListener("htmx:configRequest", (event) => {
     const el = live();
     if (!el || !event.detail.elt.classList.contains("live-refresh")) return;
+    // The event of the mover's own move asks for nothing: its view comes back with the
+    // move's post (the event often arrives first, while the post is answered), and an
+    // event of a version this page already shows has nothing new.
+    const trigger = event.detail.triggeringEvent;
+    if (trigger && trigger.type === "sse:changed" && trigger.detail) {
+      let heard = null;
+      try { heard = JSON.parse(trigger.detail.data).version; } catch { heard = null; }
+      if (posting || (heard !== null && heard <= Number(el.dataset.version))) { event.preventDefault(); return; }
+    }
     if (Number(el.dataset.shownPly) < Number(el.dataset.ply)) event.detail.parameters.at = el.dataset.shownPly;
   });
 

@@ -223,6 +223,9 @@ def test_a_tap_lights_its_targets_at_once_with_no_request(server: LiveServer, br
     wait_for_ply(page, 1)
     posts = [url for url in requests if url.endswith("/moves")]
     assert posts == [f"{server.url}/matches/{match_id}/moves"]  # the whole move, once
+    # The move's own event finds its version shown already (the post's answer): no /live.
+    page.wait_for_timeout(1000)
+    assert [url for url in requests if "/live" in url] == []
     expect(page).to_have_title("Bashni · Alice – Bob · Tablero")
     # The opponent's reply: it is my turn again, with a sound and the title saying so.
     httpx.post(
