@@ -28,9 +28,11 @@ run: migrate
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/pytest -n 2 $(PYTEST_ARGS)
 
 bench: $(STAMP)

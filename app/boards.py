@@ -116,8 +116,8 @@ def bilsang_view(state: Any, extra_cells: frozenset[str] = frozenset()) -> dict[
     """
     cells = set(state.cells)
     for name in extra_cells:
-        x, y = name.split(",")
-        cells.add((int(x), int(y)))
+        column, row = name.split(",")
+        cells.add((int(column), int(row)))
     xs = [x for x, _y in cells] or [0]
     ys = [y for _x, y in cells] or [0]
     left, right = min(xs) - 1, max(xs) + 1

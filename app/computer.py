@@ -27,10 +27,11 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 import games
 from app.fairness import NOBODY, RoundRobin, Waiting
+from app.matches.model import computer_seat, now
+from app.matches.service import MatchService
 from app.models import Match
 from app.services import clocks
 from app.services.errors import ServiceError
-from app.services.matches import MatchService, computer_seat, now
 from app.work_queue import JobWorker, claimable, lease_free
 from games.ai.levels import is_master, master_seconds
 

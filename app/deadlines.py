@@ -23,8 +23,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import reading
+from app.matches.model import aware, now
+from app.matches.service import MatchService
 from app.models import Match
-from app.services.matches import MatchService, aware, now
 from app.work_queue import QueueWorker, claimable
 
 log = logging.getLogger(__name__)

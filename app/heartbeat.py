@@ -36,10 +36,11 @@ from sqlalchemy import or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.matches.model import aware, now
+from app.matches.service import MatchService
 from app.models import Match, Seat, SiteHeartbeat
 from app.services import clocks as timing
 from app.services.errors import ServiceError
-from app.services.matches import MatchService, aware, now
 from app.work_queue import QueueWorker
 
 log = logging.getLogger(__name__)

@@ -26,23 +26,20 @@ from app.heartbeat import Heartbeat
 from app.learn import api as learn_api
 from app.learn import pages as learn_pages
 from app.learn import puzzles as learn_puzzles
+from app.matches.events import Publisher
+from app.matches.model import now
+from app.matches.service import MatchService
 from app.pg_events import PgBroker, listening
 from app.presence import Presence, PresenceLayer
+from app.process_limits import bound_logs, raise_descriptor_limit
+from app.rate_limits import Limiter, TooManyRequests
 from app.review import ReviewService, ReviewWorker
-from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
+from app.routes import api, api_docs, events, ladder, match_pages, pages, record_pages, records, typed
 from app.routes.move_calls import MoveCalls
-from app.security import (
-    Hardening,
-    Limiter,
-    Scope,
-    TooManyRequests,
-    bound_logs,
-    raise_descriptor_limit,
-)
+from app.security import Hardening, Scope
 from app.services.cleanup import Cleanup
 from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
-from app.services.matches import MatchService, now
 from app.services.records import RecordService
 from app.texts import N_
 from app.web import localized, page_context, templates, warm_up
@@ -111,13 +108,35 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.lanes = Lanes(engine)
     app.state.broker = broker
     deadlines: DeadlineWorker | None = None
+    computer: ComputerWorker | None = None
 
     def publish(match_id: str, version: int) -> None:
         broker.publish(match_id, version)
         if deadlines is not None:
             deadlines.wake()  # the change may have set a deadline sooner than it knows
 
-    matches = MatchService(sessions, publish, clock=clock or now)
+    # PostgreSQL: the other processes hear of a move from its own transaction's NOTIFY;
+    # after it, only this one is told.
+    tell = broker.local.publish if isinstance(broker, PgBroker) else broker.publish
+
+    def publish_move(match_id: str, version: int, timed: bool) -> None:
+        tell(match_id, version)
+        if timed and deadlines is not None:
+            deadlines.wake()  # an untimed move sets no deadline to sweep for
+
+    def wake_computer() -> None:
+        if computer is not None:
+            computer.wake()
+
+    events.shared(app)  # made now: the move threads fill it
+    port = Publisher(
+        changed=publish,
+        moved=publish_move,
+        notice=broker.notice if isinstance(broker, PgBroker) else None,
+        playing=lambda match_id, version: events.reserve_move(app, match_id, version),
+        wake_computer=wake_computer,
+    )
+    matches = MatchService(sessions, port, clock=clock or now)
     deadlines = DeadlineWorker(sessions, matches, clock=clock or now)
     computer = ComputerWorker(
         sessions,
@@ -126,22 +145,6 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         processes=settings.computer_processes,
         clock=clock or now,
     )
-    matches.wake_computer = computer.wake
-    if isinstance(broker, PgBroker):
-        # The other processes hear of a move from its own transaction: after it, only this one.
-        matches.notice_of = broker.notice
-        tell = broker.local.publish
-    else:
-        tell = broker.publish
-
-    def publish_move(match_id: str, version: int, timed: bool) -> None:
-        tell(match_id, version)
-        if timed and deadlines is not None:
-            deadlines.wake()  # an untimed move sets no deadline to sweep for
-
-    matches.publish_move = publish_move
-    events.shared(app)  # made now: the move threads fill it
-    matches.on_playing = lambda match_id, version: events.reserve_move(app, match_id, version)
     app.state.matches = matches
     app.state.computer = computer
     app.state.deadlines = deadlines
@@ -163,6 +166,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(api.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
+    app.include_router(match_pages.router)
     app.include_router(typed.router)
     app.include_router(events.router)
     app.include_router(ladder.router)

@@ -43,6 +43,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.fairness import NOBODY, RoundRobin, Waiting
+from app.matches.model import now
 from app.models import Review
 from app.review_queue import (
     ACTIVE_REVIEWS,
@@ -54,7 +55,6 @@ from app.review_queue import (
     reviewed_positions,
 )
 from app.services.errors import Conflict
-from app.services.matches import now
 from app.services.records import Line
 from app.texts import N_
 from app.work_queue import JobWorker, claimable, lease_free

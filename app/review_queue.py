@@ -19,6 +19,7 @@ and the round robin that shares the analysis processes between those who ask.
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
@@ -63,7 +64,7 @@ def review_worker_start() -> None:
 
 def asker(request: Request) -> Waiting:
     """Who asks (the player's token hash, if any) and from where (the hashed address)."""
-    from app.security import hashed_key, request_client_key
+    from app.rate_limits import hashed_key, request_client_key
     from app.web import viewer_hash
 
     return Waiting("", viewer_hash(request) or "", hashed_key(request_client_key(request.scope)))
@@ -138,7 +139,7 @@ class FairPool:
                 self._finish(item)
                 future.set_exception(exc)
                 continue
-            job.add_done_callback(lambda done, item=item, future=future: self._settle(item, future, done))
+            job.add_done_callback(functools.partial(self._settle, item, future))
 
     def _finish(self, item: Waiting) -> None:
         self.busy -= 1

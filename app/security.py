@@ -1,5 +1,5 @@
 """Defences every response and request passes through: headers, origin check, body size,
-and per-client rate limits.
+and per-client rate limits (counted in app/rate_limits.py).
 
 One pure-ASGI middleware, ``Hardening`` (no BaseHTTPMiddleware), so event streams pass
 through unbuffered and untouched.
@@ -7,20 +7,16 @@ through unbuffered and untouched.
 
 from __future__ import annotations
 
-import hashlib
-import ipaddress
 import json
 import logging
 import math
 import re
-import resource
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, MutableMapping
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
+
+from app.process_limits import StreamCount
+from app.rate_limits import Limiter, classify, request_client_key
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -70,200 +66,7 @@ async def _refuse(send: Send, status: int, detail: str, headers: list[tuple[byte
     await send({"type": "http.response.body", "body": body})
 
 
-@dataclass
-class Bucket:
-    tokens: float
-    updated: float
-
-
-MAX_KEY = 64
-
-
-def client_key(host: str | None) -> str:
-    """The rate-limit key of a client address: short, valid, and one per IPv6 /64.
-
-    The address is the one uvicorn took from the trusted proxy (FORWARDED_ALLOW_IPS);
-    whatever it is, the key kept is at most MAX_KEY characters.
-    """
-    try:
-        address = ipaddress.ip_address((host or "").strip())
-    except ValueError:
-        if host and re.fullmatch(r"[A-Za-z0-9._-]{1,40}", host):  # a test client's name
-            return host
-        return "invalid:" + hashlib.sha256((host or "").encode("utf-8", "replace")).hexdigest()[:16]
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
-
-
-def hashed_key(key: str) -> str:
-    """What is stored with a match about its creator: no address, only a hash of the key."""
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
-
-
-def request_client_key(scope: Scope) -> str:
-    client = scope.get("client") or ("unknown", 0)
-    return client_key(client[0])
-
-
-class TokenBuckets:
-    """Per-key token buckets: ``burst`` requests at once, refilled at ``per_second``.
-
-    At most ``max_keys`` clients are remembered, least recently seen forgotten first
-    (an O(1) step per request, never a scan): a forgotten client has a full bucket,
-    which is what an idle client would have by now anyway.
-    """
-
-    def __init__(
-        self,
-        per_second: float,
-        burst: int,
-        clock: Callable[[], float] = time.monotonic,
-        max_keys: int = 50_000,
-    ) -> None:
-        self.per_second = per_second
-        self.burst = burst
-        self.clock = clock
-        self.max_keys = max_keys
-        self._buckets: OrderedDict[str, Bucket] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def known_keys(self) -> list[str]:
-        with self._lock:
-            return list(self._buckets)
-
-    def take(self, key: str) -> float:
-        """0 when allowed; otherwise the seconds to wait before the next request."""
-        key = key[:MAX_KEY]
-        now = self.clock()
-        with self._lock:
-            bucket = self._buckets.get(key)
-            if bucket is None:
-                bucket = self._buckets[key] = Bucket(float(self.burst), now)
-                while len(self._buckets) > self.max_keys:
-                    self._buckets.popitem(last=False)
-            else:
-                self._buckets.move_to_end(key)
-            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.per_second)
-            bucket.updated = now
-            if bucket.tokens >= 1:
-                bucket.tokens -= 1
-                return 0.0
-            return (1 - bucket.tokens) / self.per_second
-
-
-@dataclass(frozen=True)
-class Limit:
-    name: str
-    per_second: float
-    burst: int
-
-
-#: What each kind of request may do per client address. Creating is rarer than
-#: moving; a move takes a few taps, and several players may share one address.
-DEFAULT_LIMITS = {"create": Limit("create", 0.5, 20), "move": Limit("move", 20.0, 60)}
-
-
-def classify(method: str, path: str) -> str | None:
-    if method == "GET" and path.endswith("/best"):
-        return "create"  # a search of the computer's strongest level: as costly as a new match
-    if method == "GET" and path.endswith("/board.png"):
-        return "create"  # a rasterisation holds the process's GIL for tens of milliseconds
-    if method != "POST":
-        return None
-    # A rematch creates a match as much as the lobby's form does (the page's rematch
-    # goes through /act, which pages.act counts itself).
-    creating = ("/api/matches", "/matches", "/api/ladder/runs", "/ladder/runs", "/positions/play")
-    if path in creating or path.endswith("/rematch"):
-        return "create"
-    if path in ("/api/records", "/records/import") or path.endswith("/review"):
-        return "create"
-    if path.endswith("/moves") or path.endswith("/click"):
-        return "move"
-    return None
-
-
-class TooManyRequests(Exception):
-    def __init__(self, retry_after: int) -> None:
-        super().__init__("too many requests; please slow down")
-        self.retry_after = retry_after
-
-
-class Limiter:
-    """The token buckets of every kind of limited request, keyed by client."""
-
-    def __init__(self, limits: dict[str, Limit] | None = None) -> None:
-        limits = limits if limits is not None else DEFAULT_LIMITS
-        self.buckets = {name: TokenBuckets(limit.per_second, limit.burst) for name, limit in limits.items()}
-
-    def wait(self, kind: str, key: str) -> float:
-        buckets = self.buckets.get(kind)
-        return buckets.take(key) if buckets is not None else 0.0
-
-    def check(self, kind: str, key: str) -> None:
-        """Raise TooManyRequests when ``key`` is over its ``kind`` limit (for routes)."""
-        wait = self.wait(kind, key)
-        if wait > 0:
-            raise TooManyRequests(max(1, math.ceil(wait)))
-
-
 EVENTS_PATH = re.compile(r"^/matches/[^/]+/events$")
-
-
-def descriptor_limit() -> int:
-    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-
-
-def raise_descriptor_limit() -> int:
-    """Raise this process's soft limit on open files to its hard limit; the new soft limit.
-
-    Every event stream holds a socket: the default soft limit of 1024 is reached by
-    one busy page of spectators.
-    """
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
-    if wanted > soft:
-        try:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
-            soft = wanted
-        except (ValueError, OSError):
-            pass
-    return soft
-
-
-class StreamCount:
-    """At most ``per_client`` open event streams per client and ``total`` in all.
-
-    The total is kept well inside the process's descriptor limit, so streams can never
-    take the descriptors the database and new requests need.
-    """
-
-    def __init__(self, per_client: int = 32, total: int | None = None) -> None:
-        self.per_client = per_client
-        self.total = total if total is not None else max(16, descriptor_limit() // 2 - 64)
-        self.by_client: dict[str, int] = {}
-        self.count = 0
-
-    def open(self, key: str) -> bool:
-        """Count one more stream of ``key``; False (nothing counted) when over a cap."""
-        if self.by_client.get(key, 0) >= self.per_client or self.count >= self.total:
-            return False
-        self.by_client[key] = self.by_client.get(key, 0) + 1
-        self.count += 1
-        return True
-
-    def close(self, key: str) -> None:
-        self.count -= 1
-        left = self.by_client[key] - 1
-        if left:
-            self.by_client[key] = left
-        else:
-            del self.by_client[key]
 
 
 class Hardening:
@@ -421,41 +224,3 @@ def replaying(message: Message, receive: Receive) -> Receive:
         return await receive()
 
     return replay
-
-
-class RepeatFilter(logging.Filter):
-    """Let one record of a kind through per ``seconds``: a storm (accept() failing with
-    EMFILE on every loop turn) must not fill the disk with identical tracebacks."""
-
-    def __init__(self, seconds: float = 10.0, clock: Callable[[], float] = time.monotonic) -> None:
-        super().__init__()
-        self.seconds = seconds
-        self.clock = clock
-        self.last: OrderedDict[tuple[str, int, str], float] = OrderedDict()
-        self.suppressed = 0
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        kind = (record.name, record.levelno, str(record.msg)[:200])
-        now = self.clock()
-        seen = self.last.get(kind)
-        if seen is not None and now - seen < self.seconds:
-            self.suppressed += 1
-            return False
-        self.last[kind] = now
-        self.last.move_to_end(kind)
-        while len(self.last) > 1000:
-            self.last.popitem(last=False)
-        return True
-
-
-_installed_filters: list[RepeatFilter] = []
-
-
-def bound_logs() -> None:
-    """Install the repeat filter on the loggers that storm when descriptors run out."""
-    if _installed_filters:
-        return
-    for name in ("asyncio", "uvicorn.error", "app.errors"):
-        flt = RepeatFilter()
-        logging.getLogger(name).addFilter(flt)
-        _installed_filters.append(flt)

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from app.config import Settings
     from app.main import create_app
-    from app.services.matches import history
+    from app.matches.model import history
 
     with database(prefix="tablero-view-cost-") as url:
         app = create_app(Settings(database_url=url, secret_key="bench", rate_limits=False))

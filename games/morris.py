@@ -15,7 +15,9 @@ from typing import Any, NamedTuple
 from games.base import BadMove, BadPosition, Game, Outcome
 
 #: The points in position-string order.
-POINTS: tuple[str, ...] = ("a7 d7 g7 b6 d6 f6 c5 d5 e5 a4 b4 c4 e4 f4 g4 c3 d3 e3 b2 d2 f2 a1 d1 g1").split()
+POINTS: tuple[str, ...] = tuple(
+    "a7 d7 g7 b6 d6 f6 c5 d5 e5 a4 b4 c4 e4 f4 g4 c3 d3 e3 b2 d2 f2 a1 d1 g1".split()
+)
 INDEX: dict[str, int] = {p: i for i, p in enumerate(POINTS)}
 
 _SQUARES = (

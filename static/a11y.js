@@ -163,32 +163,23 @@
     if (el) el.textContent = text;
   };
 
-  async function refresh() {
-    const response = await fetch(`/matches/${matchId}/live`, { headers: { "HX-Request": "true" } });
-    const api = play();
-    if (api) api.swapLive(await response.text());
-  }
-
   async function send(text) {
     const ply = live() ? live().dataset.ply : "-1";
     const body = new URLSearchParams({ text, ply });
     const response = await fetch(`/matches/${matchId}/typed`, { method: "POST", body, credentials: "same-origin" });
     const reply = await response.json();
     if (reply.answer !== undefined) { answer(reply.answer); return; }
-    // A move: played through the same JSON route as any other client.
-    const played = await fetch(`/api/matches/${matchId}/moves`, {
+    // A move: played through the page's one door for moves, which answers the live part
+    // as it is after the move (a refusal says why in it).
+    const played = await fetch(`/matches/${matchId}/moves`, {
       method: "POST",
       credentials: "same-origin",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ move: reply.move, ply: Number(ply) }),
+      headers: { "HX-Request": "true" },
+      body: new URLSearchParams({ move: reply.move, ply }),
     });
-    if (!played.ok) {
-      const problem = await played.json().catch(() => ({}));
-      answer(problem.detail || String(played.status));
-      return;
-    }
     answer("");
-    await refresh();
+    const api = play();
+    if (api) api.swapLive(await played.text());
   }
 
   if (typed) {

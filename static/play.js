@@ -107,18 +107,23 @@
     if (reached && reached.move && !reached.next) {
       posting = true;
       render();
-      submit(taps.join(" "));
+      submit(reached.move);
       return;
     }
     render();
   }
 
-  async function submit(path) {
-    const body = new URLSearchParams({ taps: path, ply: live().dataset.ply });
-    // A lesson page (data-submit) sends its taps elsewhere, with the step's line so far.
-    if (live().dataset.moves !== undefined) body.set("moves", live().dataset.moves);
+  // The move the tree's leaf names, posted once to the page's one door for moves; the
+  // answer is the live part as it is after the move (no second request for it). A lesson
+  // or puzzle page (data-submit) sends the taps to its own judge, with the line so far.
+  async function submit(move) {
+    const judge = page.dataset.submit;
+    const body = judge
+      ? new URLSearchParams({ taps: taps.join(" "), ply: live().dataset.ply })
+      : new URLSearchParams({ move, ply: live().dataset.ply });
+    if (judge && live().dataset.moves !== undefined) body.set("moves", live().dataset.moves);
     try {
-      const response = await fetch(page.dataset.submit || `/matches/${matchId}/click`, {
+      const response = await fetch(judge || `/matches/${matchId}/moves`, {
         method: "POST", body, headers: { "HX-Request": "true" }, credentials: "same-origin",
       });
       const html = await response.text();
@@ -262,7 +267,7 @@
     if (point && (event.key === "Enter" || event.key === " ")) {
       event.preventDefault();
       if (tree()) tap(point.dataset.point);
-      else point.dispatchEvent(new MouseEvent("click", { bubbles: true }));  // htmx fallback
+      else point.dispatchEvent(new MouseEvent("click", { bubbles: true }));  // the analysis board's htmx
       return;
     }
     if (event.altKey || event.ctrlKey || event.metaKey || page.dataset.submit) return;  // a lesson has no move list to browse
@@ -310,6 +315,15 @@
   document.addEventListener("htmx:configRequest", (event) => {
     const el = live();
     if (!el || !event.detail.elt.classList.contains("live-refresh")) return;
+    // The event of the mover's own move asks for nothing: its view comes back with the
+    // move's post (the event often arrives first, while the post is answered), and an
+    // event of a version this page already shows has nothing new.
+    const trigger = event.detail.triggeringEvent;
+    if (trigger && trigger.type === "sse:changed" && trigger.detail) {
+      let heard = null;
+      try { heard = JSON.parse(trigger.detail.data).version; } catch { heard = null; }
+      if (posting || (heard !== null && heard <= Number(el.dataset.version))) { event.preventDefault(); return; }
+    }
     if (Number(el.dataset.shownPly) < Number(el.dataset.ply)) event.detail.parameters.at = el.dataset.shownPly;
   });
 

@@ -3,7 +3,9 @@
 TEST_DATABASE_URL names a PostgreSQL server and a role that may create databases,
 e.g. ``postgresql+psycopg://tablero:tablero@127.0.0.1:54329/postgres`` (.ci/run starts
 one). Every test gets a database of its own, made here and dropped when the test
-process ends; the caller applies the migrations.
+process ends: ``fresh_database`` an empty one (the caller applies the migrations),
+``migrated_database`` a copy of one migrated once per test process (``CREATE DATABASE
+… TEMPLATE``, cheaper than running the migrations again).
 """
 
 from __future__ import annotations
@@ -43,17 +45,40 @@ def maintenance_url(server_url: str) -> URL:
     return url.set(database=url.database or "postgres")
 
 
-def fresh_database(server_url: str) -> str:
-    """Create a new, empty, uniquely named database; return its SQLAlchemy URL."""
+def fresh_database(server_url: str, template: str | None = None) -> str:
+    """Create a new, uniquely named database, empty or a copy of ``template``; return
+    its SQLAlchemy URL."""
     server = maintenance_url(server_url)
     name = f"tablero_test_{os.getpid()}_{uuid.uuid4().hex[:12]}"
+    create = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+    if template is not None:
+        create = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+            sql.Identifier(name), sql.Identifier(template)
+        )
     with _connect(server) as conn:
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        conn.execute(create)
     if not _created:
         atexit.register(drop_created)
     _created.append((server, name))
     url = server.set(drivername="postgresql+psycopg", database=name)
     return url.render_as_string(hide_password=False)
+
+
+#: The migrated database of this process that ``migrated_database`` copies (its name).
+_template: list[str] = []
+
+
+def migrated_database(server_url: str) -> str:
+    """A new database with the migrations applied: a copy of a template migrated the
+    first time this process asks (nobody connects to the template after that, as a copy
+    requires). Its SQLAlchemy URL."""
+    if not _template:
+        from app.manage import migrate
+
+        url = fresh_database(server_url)
+        migrate(url)  # its engine is disposed after: no connection stays on the template
+        _template.append(make_url(url).database or "")
+    return fresh_database(server_url, template=_template[0])
 
 
 def drop_created() -> None:

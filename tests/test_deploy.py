@@ -22,7 +22,6 @@ import pytest
 from ruamel.yaml import YAML
 
 from app.config import ROOT
-from app.manage import migrate
 from tests.app.conftest import database_url
 from tests.live import LiveServer, free_port
 
@@ -164,7 +163,6 @@ def server_env() -> dict[str, str]:
 def proxied(tmp_path: Path, server_env: dict[str, str]) -> Iterator[tuple[str, LiveServer]]:
     """Our nginx config in front of a live server: (the proxy's URL, the server)."""
     url = database_url(tmp_path)
-    migrate(url)
     server = LiveServer(url, env=server_env)
     server.start()
     port = free_port()

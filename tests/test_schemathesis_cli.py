@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from app.config import ROOT
-from app.manage import migrate
 from tests.app.conftest import database_url
 from tests.live import LiveServer
 
@@ -25,7 +24,6 @@ CONFIG = ROOT / "tests" / "schemathesis.toml"
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
     url = database_url(tmp_path)
-    migrate(url)
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal"})
     live.start()
     yield live

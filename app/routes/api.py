@@ -7,10 +7,14 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from starlette.datastructures import State
 
+from app.matches.service import MatchService
+from app.matches.view import state_of
 from app.models import Match
+from app.rate_limits import hashed_key, request_client_key
 from app.schemas import (
     READ_REFUSALS,
     WRITE_REFUSALS,
+    BilsangOptions,
     ClaimAction,
     LegalMoves,
     MatchCreate,
@@ -23,9 +27,7 @@ from app.schemas import (
     SeatTaken,
     refusals,
 )
-from app.security import hashed_key, request_client_key
 from app.services.errors import Invalid
-from app.services.matches import MatchService, state_of
 from app.texts import N_
 from app.web import absolute_url, ensure_player, viewer_hash
 
@@ -87,14 +89,15 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         check_level(body.game, level)
     owner = ensure_player(request, response)
     control = body.time_control.model_dump() if body.time_control is not None else None
+    # Only Bilsang has rule options; what the client left out is the rules' default.
+    chosen = getattr(body, "options", None)
     change = service(request).create(
         body.game,
         body.name,
         body.side,
         owner,
         public=body.public,
-        # Only Bilsang has rule options; what the client left out is the rules' default.
-        options=body.options.model_dump(exclude_unset=True) if getattr(body, "options", None) else None,
+        options=chosen.model_dump(exclude_unset=True) if isinstance(chosen, BilsangOptions) else None,
         computer_level=level,
         time_control=control,
         position=body.position,

@@ -9,15 +9,16 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Literal
+from typing import Literal, cast
 
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.fanout import Shared, sse_message
+from app.matches.model import Played
+from app.matches.service import MatchService
 from app.schemas import refusals
-from app.services.matches import MatchService, Played
 from app.web import language, templates, viewer_hash
 
 router = APIRouter(tags=["events"])
@@ -71,7 +72,7 @@ def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
     Rendered for a request with nothing personal in it (no cookie: no seat, no name), so
     that one rendering serves every spectator who reads ``lang``.
     """
-    from app.routes.pages import match_context  # pages import this module's neighbours
+    from app.match_view import match_context
 
     headers = [(k, v) for k, v in request.scope["headers"] if k == b"host"]
     anonymous = Request({**request.scope, "headers": [*headers, (b"accept-language", lang.encode())]})
@@ -110,12 +111,13 @@ async def match_events(
     async def changed(heard: int) -> tuple[int, bytes]:
         """The event for a version heard from the broker, read once for every stream."""
         key = ("state", match_id, heard)
-        version, ply, status = await once.get(key, lambda: matches.version_of(match_id))
+        read = await once.get(key, lambda: matches.version_of(match_id))
+        version, ply, status = cast(tuple[int, int, str], read)
         return version, _event(version, ply, status)
 
     async def live_view(version: int) -> bytes:
         key = ("live", match_id, version, lang)
-        return await once.get(key, lambda: spectator_view(request, match_id, lang))
+        return cast(bytes, await once.get(key, lambda: spectator_view(request, match_id, lang)))
 
     last_seen = 0.0
 

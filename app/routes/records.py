@@ -10,13 +10,13 @@ from fastapi.responses import Response
 
 import games
 from app import pictures
+from app.matches.service import MatchService
 from app.models import Match
 from app.record_schemas import BestMove, PositionMoves, RecordPublic, ReviewPublic
 from app.review import BLUNDER, INACCURACY, review_public
 from app.review_queue import asker
 from app.routes.api import WRITES as ERRORS
 from app.services.errors import Invalid, NotFound
-from app.services.matches import MatchService
 from app.services.records import (
     Line,
     RecordService,

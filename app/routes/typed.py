@@ -14,11 +14,13 @@ from pydantic import BaseModel
 
 import games
 from app import boards
+from app.match_view import think_clock
+from app.matches.clock import clock_state
+from app.matches.model import history, seat_of
 from app.models import Match
 from app.routes.api import WRITES as ERRORS
-from app.routes.pages import service, think_clock
-from app.services import clock_words, describe
-from app.services.matches import clock_state, history, seat_of
+from app.routes.pages import service
+from app.services import clock_words, describe, typed_commands
 from app.texts import N_
 from app.web import page_context, viewer_hash
 
@@ -37,7 +39,7 @@ def clock_answer(
 ) -> str:
     """What the "clocks" command says: both sides' time left, as the server measures it now
     (the page's figures are the same ones counted down); a ladder game says White's think
-    time; a match without clocks says so (describe.answer)."""
+    time; a match without clocks says so (typed_commands.answer)."""
     timed = clock_words.clocks_answer(
         tr=tr,
         ngettext=ngettext,
@@ -77,7 +79,7 @@ def typed(
     state = positions[-1]
     seat = seat_of(match, viewer_hash(request))
     my_turn = seat is not None and match.status == "playing" and game.to_move(state) == seat.side
-    command = describe.parse_command(text)
+    command = typed_commands.parse_command(text)
     if command is None:
         if seat is None:
             return {"answer": tr(N_("Only a player of this match can move."))}
@@ -109,7 +111,7 @@ def typed(
     )
     names = {s.side: s.name for s in match.seats}
     return {
-        "answer": describe.answer(
+        "answer": typed_commands.answer(
             command[0],
             command[1],
             tr=tr,

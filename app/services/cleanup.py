@@ -27,9 +27,10 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import and_, delete, or_, select
 
 import games
+from app.matches.model import computer_seat
+from app.matches.service import MatchService
 from app.models import Match, MoveRecord, Seat
 from app.services.errors import ServiceError
-from app.services.matches import MatchService, computer_seat
 
 log = logging.getLogger(__name__)
 

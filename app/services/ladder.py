@@ -16,9 +16,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 import games
 from app import fairness
+from app.matches.lifecycle import build_match
+from app.matches.model import computer_name
+from app.matches.service import MatchService
 from app.models import LadderRun, Match, Seat
 from app.services.errors import Forbidden, NotFound
-from app.services.matches import MatchService, build_match, computer_name
 from app.services.names import clean_name
 from app.services.tokens import same
 from app.texts import N_

@@ -15,10 +15,10 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 import games
+from app.matches.model import new_match_id
 from app.models import ImportedRecord, Match
 from app.services import clocks as timing
 from app.services.errors import Invalid, NotFound, ServiceError
-from app.services.matches import new_match_id
 from app.texts import N_
 from games import records
 from games.records import GameRecord, RecordError, RecordTooLarge

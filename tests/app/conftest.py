@@ -1,9 +1,14 @@
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import sqlite3
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -17,24 +22,39 @@ from app.manage import migrate
 from tests.live import free_port
 
 
-def database_url(tmp_path: Path) -> str:
-    """A fresh database: SQLite in tmp_path, or a new schema-less PostgreSQL database.
+@cache
+def sqlite_template() -> Path:
+    """A SQLite database migrated once per test process, for every test to copy."""
+    folder = Path(tempfile.mkdtemp(prefix="tablero-template-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "template.db"
+    migrate(f"sqlite:///{path}")
+    return path
 
-    TEST_DATABASE_URL (a PostgreSQL server URL) makes every test run against
-    PostgreSQL instead; see tests/pg.py.
+
+def database_url(tmp_path: Path) -> str:
+    """A fresh database with the migrations applied: a copy of a template migrated once
+    per test process (SQLite in tmp_path; with TEST_DATABASE_URL, a PostgreSQL server URL,
+    a new PostgreSQL database, see tests/pg.py), so a test pays a copy, not the migrations.
+    A test may still call ``migrate`` on it: that finds it up to date.
     """
     server = os.environ.get("TEST_DATABASE_URL")
     if server:
-        from tests.pg import fresh_database
+        from tests.pg import migrated_database
 
-        return fresh_database(server)
-    return f"sqlite:///{tmp_path / 'tablero.db'}"
+        return migrated_database(server)
+    path = tmp_path / "tablero.db"
+    # The backup API copies what the template holds even if part of it is in its WAL.
+    with sqlite3.connect(sqlite_template()) as source, sqlite3.connect(path) as copy:
+        source.backup(copy)
+    source.close()
+    copy.close()
+    return f"sqlite:///{path}"
 
 
 @pytest.fixture
 def app(tmp_path: Path) -> FastAPI:
     url = database_url(tmp_path)
-    migrate(url)
     # Rate limits have their own tests; here one address plays many matches quickly.
     return create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
 
@@ -63,7 +83,6 @@ def carol(app: FastAPI, alice: TestClient) -> TestClient:
 def app_in_thread(tmp_path: Path) -> Iterator[tuple[str, FastAPI]]:
     """The app in a uvicorn thread of this process, so that its functions can be watched."""
     url = database_url(tmp_path)
-    migrate(url)
     application = create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False))
     config = uvicorn.Config(application, host="127.0.0.1", port=free_port(), log_level="warning")
     server = uvicorn.Server(config)

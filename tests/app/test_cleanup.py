@@ -9,7 +9,6 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from app.services.cleanup import Cleanup
 from tests.app.conftest import database_url
 
@@ -17,7 +16,6 @@ from tests.app.conftest import database_url
 def test_cleanup_expires_abandons_and_forgets(tmp_path: Path) -> None:
     moment = [datetime(2026, 1, 1, tzinfo=UTC)]
     url = database_url(tmp_path)
-    migrate(url)
     app = create_app(
         Settings(database_url=url, rate_limits=False, computer_thinker="first-legal"), clock=lambda: moment[0]
     )

@@ -17,9 +17,8 @@ import pytest
 from sqlalchemy import select
 
 from app.db import make_engine
-from app.manage import migrate
+from app.matches.model import aware
 from app.models import Match
-from app.services.matches import aware
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
 from tests.app.test_crash import start
@@ -69,7 +68,6 @@ DOWN_SECONDS = 6.0
 
 def test_an_outage_costs_the_side_to_move_nothing(tmp_path: Path) -> None:
     url = database_url(tmp_path)
-    migrate(url)
     server = LiveServer(url)
     start(server)
     try:
@@ -142,7 +140,6 @@ def test_two_processes_killed_and_restarted_together_give_the_outage_back_once(t
     of them catches up under the heartbeat row's lock, the other finds it fresh; given
     twice, White would gain the outage instead of losing nothing."""
     url = database_url(tmp_path)
-    migrate(url)
     a, b = LiveServer(url), LiveServer(url)
 
     def start_both() -> None:

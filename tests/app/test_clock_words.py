@@ -15,7 +15,6 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.i18n import translations
 from app.main import create_app
-from app.manage import migrate
 from app.services.clock_words import duration, low_time_said
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN, create, play, started
@@ -90,7 +89,6 @@ def moment() -> list[datetime]:
 @pytest.fixture
 def timed_app(tmp_path: Path, moment: list[datetime]):
     url = database_url(tmp_path)
-    migrate(url)
     settings = Settings(database_url=url, secret_key="test-secret", rate_limits=False)
     return create_app(settings, clock=lambda: moment[0])
 

@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 import games
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from tests.app.conftest import database_url
 
 
@@ -29,7 +28,6 @@ def wait_for(client: TestClient, match_id: str, ply: int, seconds: float = 20) -
 
 def make_app(tmp_path: Path, thinker: str) -> FastAPI:
     url = database_url(tmp_path)
-    migrate(url)
     return create_app(
         Settings(database_url=url, secret_key="t", computer_thinker=thinker, computer_processes=1)
     )

@@ -25,7 +25,7 @@ def statements(app: FastAPI) -> Iterator[list[str]]:
 
     SQLite: an SQLAlchemy event listener on the app's engine. PostgreSQL: psycopg's own
     cursors, which SQLAlchemy's statements go through too, as do those the move path and
-    the event loop's reads send without SQLAlchemy (app.services.move_statements,
+    the event loop's reads send without SQLAlchemy (app.matches.statements,
     app.db.PgLoopPool).
     """
     seen: list[str] = []

@@ -23,8 +23,8 @@ from sqlalchemy import Engine, select, update
 
 from app.db import make_engine
 from app.manage import migrate
+from app.matches.model import aware
 from app.models import Match
-from app.services.matches import aware
 from tests.app.helpers import MORRIS_WIN, create, play
 from tests.app.test_crash import start
 from tests.live import LiveServer

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 import games
 from app import boards
 from app.i18n import translations
-from app.services import describe
+from app.services import describe, typed_commands
 from tests.app.helpers import create, play, started
 
 EN = translations("en").gettext
@@ -105,12 +105,12 @@ def test_moves_in_words() -> None:
 
 
 def test_commands_are_words_and_moves_are_everything_else() -> None:
-    assert describe.parse_command("s d4") == ("what", "d4")
-    assert describe.parse_command("Jugadas") == ("moves", "")
-    assert describe.parse_command("d2") is None
-    assert describe.parse_command("c3-d4") is None
-    assert describe.parse_command("moves now") is None
-    assert describe.parse_command("   ") is None
+    assert typed_commands.parse_command("s d4") == ("what", "d4")
+    assert typed_commands.parse_command("Jugadas") == ("moves", "")
+    assert typed_commands.parse_command("d2") is None
+    assert typed_commands.parse_command("c3-d4") is None
+    assert typed_commands.parse_command("moves now") is None
+    assert typed_commands.parse_command("   ") is None
 
 
 def said(page: str) -> dict[str, str]:

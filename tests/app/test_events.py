@@ -11,7 +11,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.manage import migrate
 from tests.app.conftest import database_url
 from tests.live import LiveServer
 
@@ -19,7 +18,6 @@ from tests.live import LiveServer
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
     url = database_url(tmp_path)
-    migrate(url)
     live = LiveServer(url)
     live.start()
     yield live

@@ -11,7 +11,6 @@ from fastapi.testclient import TestClient
 from app.computer import first_legal
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from tests.app.conftest import database_url
 
 ATTACK = {"game": "morris", "name": "A", "side": "second", "opponent": {"level": 1}}
@@ -19,7 +18,6 @@ ATTACK = {"game": "morris", "name": "A", "side": "second", "opponent": {"level":
 
 def computer_app(tmp_path: Path) -> object:
     url = database_url(tmp_path)
-    migrate(url)
     return create_app(
         Settings(database_url=url, rate_limits=False, computer_thinker="first-legal", computer_processes=1)
     )

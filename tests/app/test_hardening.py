@@ -15,7 +15,6 @@ from sqlalchemy import event
 
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from tests.app.conftest import database_url
 from tests.app.helpers import create, started
 
@@ -25,7 +24,6 @@ CJK, EMOJI = "李小龍", "🎲 Ana 😀"
 
 def make_app(tmp_path: Path, clock: Any = None, **settings: Any) -> FastAPI:
     url = database_url(tmp_path)
-    migrate(url)
     base: dict[str, Any] = {"database_url": url, "secret_key": "test-secret", "rate_limits": False}
     base.update(settings)
     return create_app(Settings(**base), clock=clock)
@@ -290,7 +288,7 @@ def test_more_security_headers(alice: TestClient, tmp_path: Path) -> None:
 
 
 def test_rate_limit_keys_are_valid_and_short() -> None:
-    from app.security import TokenBuckets, client_key
+    from app.rate_limits import TokenBuckets, client_key
 
     assert client_key("203.0.113.7") == "203.0.113.7"
     assert client_key("::ffff:203.0.113.7") == "203.0.113.7"

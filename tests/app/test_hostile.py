@@ -10,8 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
-from app.security import TokenBuckets
+from app.rate_limits import TokenBuckets
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN, create, play, started
 
@@ -79,7 +78,7 @@ def hostile_cases(match_id: str) -> list[tuple[str, str, str, dict, object, int,
             "",
         ),
         ("bob", "get", f"/api/matches/{match_id}/../../etc/passwd", {}, None, 404, ""),
-        ("bob", "post", f"/matches/{match_id}/click", {}, {"taps": "x" * 5000, "ply": "1"}, 303, ""),
+        ("bob", "post", f"/matches/{match_id}/moves", {}, {"move": "x" * 5000, "ply": "1"}, 422, "move"),
         ("bob", "post", f"/matches/{match_id}/act", {}, {"action": "explode"}, 422, "not known"),
         (
             "bob",
@@ -201,7 +200,6 @@ def test_security_headers_and_cookie_flags(alice: TestClient) -> None:
 
 def test_secure_cookies_when_configured(tmp_path: Path) -> None:
     url = database_url(tmp_path)
-    migrate(url)
     app = create_app(Settings(database_url=url, secure_cookies=True, rate_limits=False))
     created = TestClient(app).post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
     assert "Secure" in created.headers["set-cookie"]
@@ -209,7 +207,6 @@ def test_secure_cookies_when_configured(tmp_path: Path) -> None:
 
 def test_rate_limits_answer_429_with_retry_after(tmp_path: Path) -> None:
     url = database_url(tmp_path)
-    migrate(url)
     client = TestClient(create_app(Settings(database_url=url)))
     statuses = [
         client.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"}).status_code

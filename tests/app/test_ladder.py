@@ -13,10 +13,9 @@ from fastapi.testclient import TestClient
 import games
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
+from app.matches.service import MatchService
 from app.models import Match
 from app.services.ladder import LadderService, score
-from app.services.matches import MatchService
 from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN
 
@@ -41,7 +40,6 @@ def clock() -> FakeClock:
 def quiet_app(tmp_path: Path, clock: FakeClock) -> FastAPI:
     """The app without its lifespan: no computer worker, so tests play the computer's moves."""
     url = database_url(tmp_path)
-    migrate(url)
     return create_app(Settings(database_url=url, secret_key="t", computer_thinker="first-legal"), clock=clock)
 
 

@@ -1,5 +1,5 @@
 """On PostgreSQL a player's move is awaited on the event loop (``MatchService.move_on_loop``,
-``app.services.move_statements.LoopStatements``): the same answers, rows and refusals as
+``app.matches.statements.LoopStatements``): the same answers, rows and refusals as
 the worker thread's path (``MatchService.move``), and that path plays the moves it must
 finish (the time run out, finish hooks to run) or that the loop cannot take now."""
 
@@ -24,9 +24,10 @@ from sqlalchemy import text
 import games
 from app import db
 from app.db import make_engine, make_sessionmaker
-from app.manage import migrate
+from app.matches.events import Publisher
+from app.matches.model import Played
+from app.matches.service import MatchService
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
-from app.services.matches import MatchService, Played
 from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, started
 from tests.app.test_constant_work import long_quiet_line, recording
@@ -70,17 +71,17 @@ class Service:
 @pytest.fixture
 def service(tmp_path: Path) -> Iterator[Service]:
     url = database_url(tmp_path)
-    migrate(url)
     engine = make_engine(url)
     clock = FakeClock()
-    svc = MatchService(make_sessionmaker(engine), lambda _m, _v: None, clock=clock)
-    loop = asyncio.new_event_loop()
-    found = Service(svc, clock, loop)
 
     def on_playing(_match_id: str, version: int) -> Callable[[Played | None], None]:
         return lambda played: found.settled.append((version, played is not None))
 
-    svc.on_playing = on_playing
+    svc = MatchService(
+        make_sessionmaker(engine), Publisher(lambda _m, _v: None, playing=on_playing), clock=clock
+    )
+    loop = asyncio.new_event_loop()
+    found = Service(svc, clock, loop)
     assert svc.pg_loop_pool is not None
     loop.run_until_complete(svc.pg_loop_pool.open())
     yield found

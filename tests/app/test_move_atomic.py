@@ -1,6 +1,6 @@
 """A move's writes are all or nothing: when one of them fails, the match row, the moves
 and the event streams are as they were. On PostgreSQL the writes and the commit go to the
-server in one pipeline, from the event loop (app.services.move_statements.LoopStatements)
+server in one pipeline, from the event loop (app.matches.statements.LoopStatements)
 or from a worker thread (DriverStatements)."""
 
 from __future__ import annotations

@@ -20,7 +20,6 @@ from fastapi.testclient import TestClient
 
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from app.routes import api
 from app.routes.move_calls import MoveCalls
 from tests.app.conftest import database_url
@@ -49,7 +48,6 @@ def routed(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 def pair(tmp_path: Path) -> Iterator[tuple[dict[str, TestClient], dict[str, TestClient]]]:
     """(fast, plain): Alice's and Bob's browsers on each app, the same database behind both."""
     url = database_url(tmp_path)
-    migrate(url)
     apps: list[FastAPI] = []
     for _ in range(2):
         apps.append(create_app(Settings(database_url=url, secret_key="test-secret", rate_limits=False)))

@@ -15,8 +15,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import event
 
+from app.matches.service import MatchService
 from app.pg_events import CHANNEL
-from app.services.matches import MatchService
 from tests.app.helpers import started
 from tests.app.test_deadlines import started_timed
 from tests.app.test_fanout import stream_events

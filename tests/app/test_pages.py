@@ -1,8 +1,11 @@
-"""HTML pages: lobby, rules, health, and the match page driven by form posts and taps."""
+"""HTML pages: lobby, rules, health, and the match page driven by form posts and moves."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
+from typing import Any
 
 from fastapi.testclient import TestClient
 
@@ -10,6 +13,7 @@ import games
 from tests.app.helpers import MORRIS_WIN, create, started
 
 HTML = {"accept": "text/html"}
+HX = {"hx-request": "true"}
 
 
 def test_healthz(alice: TestClient) -> None:
@@ -69,44 +73,96 @@ def taps_of(page: str) -> set[str]:
     return set(re.findall(r'data-point="([^"]+)"[^>]*tabindex="0"', page))
 
 
-def tap(client: TestClient, match_id: str, taps: str, ply: int) -> str:
-    response = client.post(
-        f"/matches/{match_id}/click", data={"taps": taps, "ply": ply}, headers={"hx-request": "true"}
-    )
-    assert response.status_code == 200
-    return response.text
+def click_tree(page: str) -> dict[str, Any]:
+    """The click tree the page's board carries for static/play.js (``data-clicks``)."""
+    found = re.search(r'data-clicks="([^"]*)"', page)
+    assert found is not None, "no click tree on the board"
+    return json.loads(html.unescape(found.group(1)))
 
 
-def test_moves_by_taps_highlight_then_play(alice: TestClient, bob: TestClient) -> None:
+def play(client: TestClient, match_id: str, move: str, ply: int, **headers: str) -> Any:
+    """The page's move: ``{move, ply}`` posted to its one door for moves."""
+    return client.post(f"/matches/{match_id}/moves", data={"move": move, "ply": ply}, headers=headers or HX)
+
+
+def test_moves_from_the_page_are_posted_whole_and_answered_with_the_live_part(
+    alice: TestClient, bob: TestClient
+) -> None:
     match_id = started(alice, bob)
     page = alice.get(f"/matches/{match_id}", headers=HTML).text
     assert len(taps_of(page)) == 24
+    assert "hx-post" not in page.split('id="live"', 1)[1].split("</svg>", 1)[0]  # no point posts
     assert taps_of(bob.get(f"/matches/{match_id}", headers=HTML).text) == set()  # not Bob's turn
-    after = tap(alice, match_id, "d1", 0)
+    after = play(alice, match_id, "d1", 0)
+    assert after.status_code == 200 and 'id="live"' in after.text and 'data-ply="1"' in after.text
     assert alice.get(f"/api/matches/{match_id}").json()["moves"] == ["d1"]
-    assert taps_of(after) == set()
-    # A nonsense tap is dropped rather than played.
-    tap(bob, match_id, "d1", 1)
+    assert taps_of(after.text) == set()
+    # A move that cannot be played is refused, with the reason in the live part.
+    refused = play(bob, match_id, "d1", 1)
+    assert refused.status_code == 200 and "illegal move" in refused.text
     assert alice.get(f"/api/matches/{match_id}").json()["ply"] == 1
+    # Capitals, as a phone or a screen reader may type them, are the same move.
+    play(bob, match_id, "A1", 1)
+    assert alice.get(f"/api/matches/{match_id}").json()["moves"] == ["d1", "a1"]
 
 
-def test_a_mill_asks_for_the_piece_to_remove(alice: TestClient, bob: TestClient) -> None:
+def test_a_mills_removal_is_in_the_click_tree_and_played_as_one_move(
+    alice: TestClient, bob: TestClient
+) -> None:
     match_id = started(alice, bob)
     for ply, move in enumerate("c5 a7 d5 e5 d6 d7 b6 e4".split()):
         (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
-    page = tap(alice, match_id, "f6", 8)
+    tree = click_tree(alice.get(f"/matches/{match_id}", headers=HTML).text)
     # Black has a7 e5 d7 e4 on the board, none in a mill: any may go.
-    assert taps_of(page) == {"a7", "e5", "d7", "e4"}
-    state = alice.get(f"/api/matches/{match_id}").json()
-    assert state["ply"] == 8
-    tap(alice, match_id, "f6 e5", 8)
+    assert set(tree["next"]["f6"]["next"]) == {"a7", "e5", "d7", "e4"}
+    assert tree["next"]["f6"]["next"]["e5"]["move"] == "f6xe5"
+    play(alice, match_id, "f6xe5", 8)
     assert alice.get(f"/api/matches/{match_id}").json()["moves"][-1] == "f6xe5"
 
 
-def test_stale_taps_are_refused_with_a_message(alice: TestClient, bob: TestClient) -> None:
+def test_a_stale_move_is_refused_with_a_message(alice: TestClient, bob: TestClient) -> None:
     match_id = started(alice, bob)
-    page = tap(alice, match_id, "d1", 5)
-    assert "position changed" in page
+    page = play(alice, match_id, "d1", 5).text
+    assert "moved on" in page
+    assert alice.get(f"/api/matches/{match_id}").json()["ply"] == 0
+
+
+def test_the_move_door_answers_json_to_a_program_and_redirects_a_plain_form(
+    alice: TestClient, bob: TestClient
+) -> None:
+    match_id = started(alice, bob)
+    answer = play(alice, match_id, "d1", 0, accept="application/json")
+    assert answer.status_code == 200
+    assert answer.json() == alice.get(f"/api/matches/{match_id}").json() | {
+        key: answer.json()[key] for key in ("clocks_at", "away")
+    }
+    refused = play(alice, match_id, "a1", 1, accept="application/json")
+    assert refused.status_code == 409 and "not your turn" in refused.json()["detail"]
+    # Without scripts: a form post, answered with the page (303), or the page with the reason.
+    form = bob.post(
+        f"/matches/{match_id}/moves", data={"move": "a1", "ply": 1}, headers=HTML, follow_redirects=False
+    )
+    assert form.status_code == 303 and form.headers["location"] == f"/matches/{match_id}"
+    again = bob.post(f"/matches/{match_id}/moves", data={"move": "a4", "ply": 1}, headers=HTML)
+    assert again.status_code == 409 and "moved on" in again.text and "<html" in again.text
+    assert alice.get(f"/api/matches/{match_id}").json()["moves"] == ["d1", "a1"]
+
+
+def test_without_scripts_the_player_to_move_has_a_form_for_the_move(
+    alice: TestClient, bob: TestClient
+) -> None:
+    match_id = started(alice, bob)
+    mine = alice.get(f"/matches/{match_id}", headers=HTML).text
+    form = mine.split("<noscript>", 1)[1].split("</noscript>", 1)[0]
+    assert f'action="/matches/{match_id}/moves"' in form and 'name="move"' in form
+    assert 'name="ply" value="0"' in form
+    assert "<noscript>" not in bob.get(f"/matches/{match_id}", headers=HTML).text  # not Bob's move
+
+
+def test_the_old_tap_route_is_gone(alice: TestClient, bob: TestClient) -> None:
+    match_id = started(alice, bob)
+    gone = alice.post(f"/matches/{match_id}/click", data={"taps": "d1", "ply": 0}, headers=HX)
+    assert gone.status_code in (404, 405)
     assert alice.get(f"/api/matches/{match_id}").json()["ply"] == 0
 
 

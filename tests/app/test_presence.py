@@ -12,7 +12,6 @@ import pytest
 from sqlalchemy import select
 
 from app.db import make_engine
-from app.manage import migrate
 from app.models import Seat
 from tests.app.conftest import database_url
 from tests.app.test_crash import start
@@ -22,7 +21,6 @@ from tests.live import LiveServer
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[LiveServer, str]]:
     url = database_url(tmp_path)
-    migrate(url)
     live = LiveServer(url)
     start(live)  # more patient than LiveServer.start on a loaded machine
     yield live, url

@@ -11,10 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import games
+from app.matches.judge import start_position
+from app.matches.lifecycle import build_match
 from app.ratings import rules
 from app.ratings.glicko2 import NEW, Rating, Result, rate_game
 from app.ratings.rules import Unrated, damped, damping, unrated_reason
-from app.services.matches import build_match, start_position
 
 
 def stored(game: str, options: dict[str, Any] | None = None, position: str | None = None) -> dict[str, Any]:

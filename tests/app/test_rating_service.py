@@ -21,12 +21,14 @@ import games
 from app.config import Settings
 from app.main import create_app
 from app.manage import migrate
+from app.matches.judge import start_position
+from app.matches.lifecycle import build_match
+from app.matches.service import MatchService
 from app.models import Base, Match, PlayerRating, RatingChange, Seat
 from app.ratings.glicko2 import NEW, Rating, Result, rate_game
 from app.ratings.rules import damped, damping
 from app.ratings.service import apply_result, finish_hook
 from app.services.clocks import TimeControl
-from app.services.matches import MatchService, build_match, start_position
 from tests.app.conftest import database_url
 from tests.app.helpers import BOBAIL_WIN
 

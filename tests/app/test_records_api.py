@@ -262,7 +262,7 @@ def test_the_match_page_links_and_the_pages_in_spanish(alice: TestClient, bob: T
 
 def test_a_png_costs_like_a_create_and_the_same_picture_is_drawn_once() -> None:
     from app import pictures
-    from app.security import classify
+    from app.rate_limits import classify
 
     assert (
         classify("GET", "/api/matches/x/board.png") == classify("GET", "/api/records/x/board.png") == "create"

@@ -16,8 +16,9 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import make_engine, make_sessionmaker
-from app.manage import migrate
-from app.services.matches import MatchService, state_of
+from app.matches.events import Publisher
+from app.matches.service import MatchService
+from app.matches.view import state_of
 from app.services.records import RecordService, match_record, record_state
 from games import records
 from tests.app.conftest import database_url
@@ -39,12 +40,14 @@ class World:
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     url = database_url(tmp_path)
-    migrate(url)
     engine = make_engine(url)
     sessions = make_sessionmaker(engine)
     clock = FakeClock()
     yield World(
-        MatchService(sessions, lambda m, v: None, clock=clock), RecordService(sessions), clock, sessions
+        MatchService(sessions, Publisher(lambda m, v: None), clock=clock),
+        RecordService(sessions),
+        clock,
+        sessions,
     )
     engine.dispose()
 

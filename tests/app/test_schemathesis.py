@@ -19,7 +19,6 @@ from schemathesis.specs.openapi.checks import content_type_conformance, response
 
 from app.config import Settings
 from app.main import create_app
-from app.manage import migrate
 from tests.app.conftest import database_url
 
 CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
@@ -28,7 +27,6 @@ CHECKS = [not_a_server_error, response_schema_conformance, content_type_conforma
 @pytest.fixture
 def api_schema(tmp_path: Path) -> schemathesis.BaseSchema:
     url = database_url(tmp_path)
-    migrate(url)
     app = create_app(
         Settings(database_url=url, secret_key="s", rate_limits=False, computer_thinker="first-legal")
     )

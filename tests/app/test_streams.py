@@ -11,8 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app.manage import migrate
-from app.security import RepeatFilter
+from app.process_limits import RepeatFilter
 from tests.app.conftest import database_url
 from tests.live import LiveServer
 
@@ -20,7 +19,6 @@ from tests.live import LiveServer
 @pytest.fixture
 def small_server(tmp_path: Path) -> Iterator[LiveServer]:
     url = database_url(tmp_path)
-    migrate(url)
     live = LiveServer(url, nofile=256)
     live.start()
     yield live

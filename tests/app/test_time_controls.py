@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 
 from app.db import make_engine, make_sessionmaker
-from app.manage import migrate
+from app.matches.events import Publisher
+from app.matches.service import MatchService
+from app.matches.view import state_of
 from app.services import clocks
 from app.services.errors import Conflict, Invalid
 from app.services.ladder import LadderService
-from app.services.matches import MatchService, state_of
 from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN, MORRIS_WIN
 
@@ -49,11 +50,12 @@ class World:
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[World]:
     url = database_url(tmp_path)
-    migrate(url)
     engine = make_engine(url)
     clock = FakeClock()
     published: list[tuple[str, int]] = []
-    svc = MatchService(make_sessionmaker(engine), lambda m, v: published.append((m, v)), clock=clock)
+    svc = MatchService(
+        make_sessionmaker(engine), Publisher(lambda m, v: published.append((m, v))), clock=clock
+    )
     yield World(svc, clock, published)
     engine.dispose()
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import httpx
 
-from app.manage import migrate
 from tests.app.conftest import database_url
 from tests.live import LiveServer
 
@@ -36,7 +35,6 @@ def alive(pid: int) -> bool:
 
 def test_worker_processes_exit_when_the_server_is_killed(tmp_path: Path) -> None:
     url = database_url(tmp_path)
-    migrate(url)
     server = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "search", "COMPUTER_PROCESSES": "1"})
     server.start()
     assert server.process is not None

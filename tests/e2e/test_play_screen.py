@@ -221,8 +221,11 @@ def test_a_tap_lights_its_targets_at_once_with_no_request(server: LiveServer, br
     page.locator('[data-point="e3"]').click()
     page.locator('[data-point="d4"]').click()
     wait_for_ply(page, 1)
-    posts = [url for url in requests if url.endswith("/click")]
-    assert len(posts) == 1  # the whole move, once
+    posts = [url for url in requests if url.endswith("/moves")]
+    assert posts == [f"{server.url}/matches/{match_id}/moves"]  # the whole move, once
+    # The move's own event finds its version shown already (the post's answer): no /live.
+    page.wait_for_timeout(1000)
+    assert [url for url in requests if "/live" in url] == []
     expect(page).to_have_title("Bashni · Alice – Bob · Tablero")
     # The opponent's reply: it is my turn again, with a sound and the title saying so.
     httpx.post(
@@ -353,12 +356,12 @@ def test_a_move_dragged_by_touch_on_a_phone(server: LiveServer, browser, shots: 
     # Slid onto a point that is not lit: the piece goes back and stays selected.
     touch_drag(page, cdp, "c3", "c5")
     assert point_classes(page) == {"chosen": ["c3"], "target": ["b4", "d4"], "carried": []}
-    assert [url for url in requests if url.endswith("/click")] == []
+    assert [url for url in requests if url.endswith("/moves")] == []
     # Another piece slid onto one of its lit points: the move is played, posted once.
     touch_drag(page, cdp, "e3", "f4")
     wait_for_ply(page, 1)
     expect(page.locator(".move-list .mv").last).to_have_text("e3-f4")
-    assert [url for url in requests if url.endswith("/click")] == [f"{server.url}/matches/{match_id}/click"]
+    assert [url for url in requests if url.endswith("/moves")] == [f"{server.url}/matches/{match_id}/moves"]
     assert page.evaluate("window.__pointers") == ["touch"] * 3
     assert page.evaluate("window.__scrolled") == 0  # the finger moved the piece, not the page
     # The keyboard's focus ring is for keyboard players: none on the board after a finger.
@@ -463,4 +466,31 @@ def test_the_flip_and_theme_switches_are_remembered(server: LiveServer, browser)
     expect(page.locator(".match-page")).to_have_class("match-page flipped")
     assert page.evaluate("document.documentElement.dataset.theme") == theme
     expect(page.locator("[data-tool=sound]")).to_have_attribute("aria-pressed", "false")
+    ctx.close()
+
+
+@pytest.mark.parametrize(("size", "lang"), [("desktop", "en"), ("phone", "es")])
+def test_without_javascript_a_typed_move_plays(
+    server: LiveServer, browser, shots: Path, size: str, lang: str
+) -> None:
+    match_id, alice_token, _ = api_game(server, "morris", [])
+    ctx = browser.new_context(viewport=SIZES[size], java_script_enabled=False)
+    ctx.add_cookies(
+        [
+            {"name": LANG_COOKIE, "value": lang, "url": server.url},
+            {"name": PLAYER_COOKIE, "value": alice_token, "url": server.url},
+        ]
+    )
+    page = ctx.new_page()
+    page.goto(f"{server.url}/matches/{match_id}")
+    field = page.locator("input[name=move]")
+    expect(field).to_be_visible()
+    no_sideways_scroll(page)
+    page.screenshot(path=str(shots / f"no-script-{size}-{lang}.png"), full_page=True)
+    field.fill("D1")
+    field.press("Enter")
+    page.wait_for_url(f"{server.url}/matches/{match_id}")
+    assert httpx.get(f"{server.url}/api/matches/{match_id}").json()["moves"] == ["d1"]
+    # Not Alice's move any more: no form.
+    expect(page.locator("input[name=move]")).to_have_count(0)
     ctx.close()

@@ -18,19 +18,20 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import psycopg
 from psycopg import AsyncConnection
 from psycopg.pq import TransactionStatus
 from psycopg.rows import namedtuple_row
-from sqlalchemy import Connection, Dialect, bindparam, func, select, text
+from sqlalchemy import Connection, Dialect, Table, bindparam, func, select, text
 
 from app.models import Match, MoveRecord, Seat
 
-MATCHES = Match.__table__
-SEATS = Seat.__table__
-MOVES = MoveRecord.__table__
+# Tables, as declared (SQLAlchemy types ``__table__`` as any FROM clause).
+MATCHES = cast(Table, Match.__table__)
+SEATS = cast(Table, Seat.__table__)
+MOVES = cast(Table, MoveRecord.__table__)
 
 #: The match row (every column, so that new ones come along) and its seats, locked.
 LOCK_FOR_MOVE = (
@@ -54,6 +55,20 @@ COUNT_REPEATS = (
     .select_from(MOVES)
     .where(MOVES.c.match_id == bindparam("match_id"), MOVES.c.repetition == bindparam("code"))
 )
+# The cheap reads of one match (app.matches.read).
+READ_FOR_LEGAL = select(MATCHES.c.game, MATCHES.c.status, MATCHES.c.position, MATCHES.c.ply).where(
+    MATCHES.c.id == bindparam("match_id")
+)
+READ_VERSION = select(MATCHES.c.version, MATCHES.c.ply, MATCHES.c.status).where(
+    MATCHES.c.id == bindparam("match_id")
+)
+#: One row per seat, or a single row of NULLs for a match without seats; none: no match.
+READ_SEATS = (
+    select(SEATS.c.id, SEATS.c.token_hash)
+    .select_from(MATCHES.outerjoin(SEATS, SEATS.c.match_id == MATCHES.c.id))
+    .where(MATCHES.c.id == bindparam("match_id"))
+)
+
 #: A NOTIFY inside the transaction (PostgreSQL only).
 NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 

@@ -1,0 +1,120 @@
+"""A move as the match page makes it, beside the same move over the JSON API, in one run.
+
+Run with ``.venv/bin/python bench/page_move.py`` (not part of CI; figures in
+docs/benchmarks.md, issue 28). It starts uvicorn on a fresh SQLite database (or
+``--database-url``) and plays the seeded Morris line of bench/move_cost.py in four groups of
+``--matches`` matches: two over the JSON API (``GET /legal``, ``POST /api/…/moves``), two as
+the page does, early (plies around 10) and late (around 200). A page's move is its own
+request and then what each page asks for because of it, as static/play.js and
+templates/match.html do today: the mover's page posts the move (``POST /matches/{id}/moves``
+with ``HX-Request``; ``--door click``: the taps to ``POST /matches/{id}/click``, the code
+before issue 28), then the mover's and the opponent's pages each fetch ``GET /live`` on the
+``changed`` event, and one spectator's view is rendered (``GET /live`` without a seat: the
+same read and render as the ``live`` event, made once per version for all spectators).
+The rounds alternate (JSON early, page early, JSON late, page late, then the next ply) so
+that the machine's drift is the same for all; the server's CPU (user + system, /proc) is
+summed per kind and window and reported per move.
+
+``--app-dir`` serves the ``app`` of another checkout (the code before a change).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import httpx
+from harness import ROOT, cpu_seconds, served  # bench/ is on sys.path
+from move_cost import endless_line
+
+import games
+
+HX = {"HX-Request": "true"}
+
+
+def taps_of(move: str, before: list[str]) -> str:
+    """The taps that make ``move`` on the board after the moves ``before`` (the old door)."""
+    game = games.get("morris")
+    state = game.initial()
+    for text in before:
+        state = game.apply(state, game.parse_move(state, text))
+    return " ".join(game.click_paths(game.parse_move(state, move))[0])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", help="default: a fresh SQLite file in a temporary directory")
+    parser.add_argument("--matches", type=int, default=3, help="matches per group (four groups)")
+    parser.add_argument("--window", type=int, default=10, help="plies measured around ply 10 and ply 200")
+    parser.add_argument("--seed", type=int, default=3)
+    parser.add_argument("--door", choices=("moves", "click"), default="moves")
+    parser.add_argument("--app-dir", type=Path, default=ROOT, help="serve the app of another checkout")
+    args = parser.parse_args(argv)
+
+    line = endless_line(200 + args.window, args.seed)
+    starts = {"early": 10 - args.window // 2, "late": 200 - args.window // 2}
+
+    with served(args.database_url, prefix="tablero-page-move-", app_dir=args.app_dir) as server:
+        pids = server.pids()
+
+        def client() -> httpx.Client:
+            return httpx.Client(base_url=server.url, timeout=30)
+
+        def new_group() -> list[tuple[str, dict[str, httpx.Client], httpx.Client]]:
+            group = []
+            for _ in range(args.matches):
+                alice, bob, carol = client(), client(), client()
+                created = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
+                match_id = created.json()["id"]
+                bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).raise_for_status()
+                group.append((match_id, {"w": alice, "b": bob}, carol))
+            return group
+
+        def json_move(match_id: str, pair: dict[str, httpx.Client], _carol: httpx.Client, ply: int) -> None:
+            mover = pair["w" if ply % 2 == 0 else "b"]
+            assert line[ply] in mover.get(f"/api/matches/{match_id}/legal").json()["moves"]
+            answer = mover.post(f"/api/matches/{match_id}/moves", json={"move": line[ply], "ply": ply})
+            assert answer.status_code == 200, answer.text
+
+        def page_move(match_id: str, pair: dict[str, httpx.Client], carol: httpx.Client, ply: int) -> None:
+            mover, other = (pair["w"], pair["b"]) if ply % 2 == 0 else (pair["b"], pair["w"])
+            if args.door == "moves":
+                data = {"move": line[ply], "ply": str(ply)}
+                answer = mover.post(f"/matches/{match_id}/moves", data=data, headers=HX)
+            else:
+                data = {"taps": taps_of(line[ply], line[:ply]), "ply": str(ply)}
+                answer = mover.post(f"/matches/{match_id}/click", data=data, headers=HX)
+            assert answer.status_code == 200 and f'data-ply="{ply + 1}"' in answer.text, answer.text[:300]
+            for page in (mover, other, carol):  # the changed event's GET /live; a spectator's view
+                assert page.get(f"/matches/{match_id}/live", headers=HX).status_code == 200
+
+        groups = {(kind, window): new_group() for kind in ("json", "page") for window in starts}
+        for (_kind, window), group in groups.items():
+            for ply in range(starts[window]):  # brought to the window unmeasured, over the API
+                for match_id, pair, carol in group:
+                    json_move(match_id, pair, carol, ply)
+
+        spent = dict.fromkeys(groups, 0.0)
+        for step in range(args.window):
+            for (kind, window), group in groups.items():
+                ply = starts[window] + step
+                play = json_move if kind == "json" else page_move
+                before = sum(cpu_seconds(pids).values())
+                for match_id, pair, carol in group:
+                    play(match_id, pair, carol, ply)
+                spent[kind, window] += sum(cpu_seconds(pids).values()) - before
+
+    moves = args.window * args.matches
+    per = {key: seconds / moves * 1000 for key, seconds in spent.items()}
+    print(f"app: {args.app_dir}  door: {args.door}  {moves} moves per kind and window")
+    for window in starts:
+        json_ms, page_ms = per["json", window], per["page", window]
+        ratio = page_ms / json_ms
+        print(f"{window:>5}: JSON move {json_ms:5.2f} ms, page {page_ms:5.2f} ms server CPU, x{ratio:.1f}")
+    print(f"page move late / early: ×{per['page', 'late'] / per['page', 'early']:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
