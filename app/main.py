@@ -34,6 +34,7 @@ from app.security import (
     bound_logs,
     raise_descriptor_limit,
 )
+from app.seeks import routes as seeks
 from app.services.cleanup import Cleanup
 from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
@@ -150,6 +151,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     # The JSON API first: a request is matched against the routes in order, and its
     # paths (all under /api/) are the hot ones; no page's path starts with /api/.
     app.include_router(api.router)
+    app.include_router(seeks.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(typed.router)
