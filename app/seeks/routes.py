@@ -22,6 +22,7 @@ from app.seeks.schemas import (
     SeekPlaced,
 )
 from app.seeks.service import SeekService, broker_key
+from app.services import clocks as timing
 from app.texts import N_
 from app.web import ensure_player, page_context, remembered_name, templates, viewer_hash
 
@@ -128,9 +129,20 @@ async def seek_events(seek_id: str, request: Request) -> StreamingResponse:
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
 
+def _control_words(control: dict[str, object] | None) -> dict[str, object]:
+    """The time control for the panel: parsed (its label) and as the form's choice value."""
+    parsed = timing.parse(control)
+    if parsed is None:
+        return {"control": None, "choice": ""}
+    if parsed.realtime:
+        return {"control": parsed, "choice": f"rt:{parsed.initial_seconds}:{parsed.increment_seconds}"}
+    return {"control": parsed, "choice": f"cd:{parsed.days}"}
+
+
 @router.get("/seeks/panel", response_class=HTMLResponse, include_in_schema=False)
 def seeks_panel(request: Request) -> Response:
     """The home page's open seeks and players online, refreshed by htmx."""
     seeks = service(request)
-    context = page_context(request, seeks=seeks.open_seeks(viewer_hash(request)), online=seeks.online())
+    rows = [{**row, **_control_words(row["time_control"])} for row in seeks.open_seeks(viewer_hash(request))]
+    context = page_context(request, seeks=rows, online=seeks.online())
     return templates.TemplateResponse(request, "partials/seeks_list.html", context)

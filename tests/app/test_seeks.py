@@ -279,3 +279,18 @@ def test_the_openapi_document_lists_the_seeks_and_their_refusals(alice: TestClie
     assert set(paths["/api/seeks/{seek_id}"]["delete"]["responses"]) >= {"204", "404", "409"}
     assert set(paths["/api/seeks/{seek_id}/events"]["get"]["responses"]) >= {"200", "404"}
     assert "/seeks/panel" not in paths
+
+
+def test_the_home_page_offers_play_anyone_and_the_panel_lists_the_seeks(
+    alice: TestClient, bob: TestClient
+) -> None:
+    home = alice.get("/").text
+    assert "Play anyone" in home and 'hx-get="/seeks/panel"' in home and "/static/seeks.js" in home
+    assert "Nobody is seeking an opponent right now." in alice.get("/seeks/panel").text
+    seek(alice, name="<b>Ana</b>", control=CORRESPONDENCE)
+    mine = alice.get("/seeks/panel").text
+    assert "&lt;b&gt;Ana&lt;/b&gt;" in mine and "<b>Ana" not in mine  # escaped
+    assert "3 days per move" in mine and "(yours)" in mine and "data-seek-answer" not in mine
+    theirs = bob.get("/seeks/panel", headers={"Accept-Language": "es"}).text
+    assert 'data-seek-answer data-game="morris" data-time-control="cd:3"' in theirs
+    assert "Jugar" in theirs and "En línea ahora:" in theirs
