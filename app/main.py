@@ -23,6 +23,8 @@ from app.db import Lanes, make_engine, make_sessionmaker, unavailable
 from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
+from app.push import routes as push_routes
+from app.push import wiring as push_wiring
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
 from app.routes.move_calls import MoveCalls
@@ -68,9 +70,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
             await app.state.deadlines.start()
             await app.state.review_worker.start()
             await app.state.cleanup.start()
+            await app.state.push_sender.start()
             try:
                 yield
             finally:
+                await app.state.push_sender.stop()
+                app.state.notifier.close()
                 await app.state.cleanup.stop()
                 await app.state.review_worker.stop()
                 await app.state.deadlines.stop()
@@ -145,6 +150,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     )
     app.state.reviews = ReviewService(sessions, clock=clock or now, wake=app.state.review_worker.wake)
     app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
+    push_wiring.install(app, clock or now)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
@@ -152,6 +158,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     # paths (all under /api/) are the hot ones; no page's path starts with /api/.
     app.include_router(api.router)
     app.include_router(seeks.router)
+    app.include_router(push_routes.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(typed.router)

@@ -42,6 +42,9 @@ def service(request: Request) -> SeekService:
     if found is None:
         matches = state.matches
         found = state.seeks = SeekService(state.sessions, matches, state.broker.publish, matches.clock)
+        notifier = getattr(state, "notifier", None)
+        if notifier is not None:
+            found.on_paired = notifier.seek_paired
     return found
 
 

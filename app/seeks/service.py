@@ -98,6 +98,9 @@ class SeekService:
         self.matches = matches
         self.publish = publish
         self.clock = clock
+        #: Told after a pairing: (waiting player's token, match id, game, new player's name);
+        #: the app sends that player a push (app/push/notify.py).
+        self.on_paired: Callable[[str, str, str, str], None] = lambda *_: None
         engine = sessions.kw.get("bind")
         self.postgres = getattr(getattr(engine, "dialect", None), "name", "") == "postgresql"
 
@@ -228,6 +231,7 @@ class SeekService:
                 .values(status="paired", match_id=match_id)
             )
         self.publish(broker_key(partner_id), 1)
+        self.on_paired(partner_token, match_id, mine.game, mine.name)
         return match_id
 
     # ------------------------------------------------------------- reading

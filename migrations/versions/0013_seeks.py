@@ -1,4 +1,4 @@
-"""seeks: "play anyone", a wish to play that pairs with a compatible one
+"""seeks ("play anyone") and Web Push (subscriptions, the VAPID key, the push queue)
 
 Revision ID: 0013
 Revises: 0007
@@ -40,7 +40,43 @@ def upgrade() -> None:
     op.create_index("ix_seeks_open", "seeks", ["status", "game", "created_at"])
     op.create_index("ix_seeks_token_hash", "seeks", ["token_hash"])
     op.create_index("ix_seeks_client_key", "seeks", ["client_key"])
+    op.create_table(
+        "push_subscriptions",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column("token_hash", sa.String(length=64), nullable=False, index=True),
+        sa.Column("endpoint", sa.Text(), nullable=False, unique=True),
+        sa.Column("p256dh", sa.String(length=200), nullable=False),
+        sa.Column("auth", sa.String(length=100), nullable=False),
+        sa.Column("lang", sa.String(length=8), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+    )
+    op.create_table(
+        "vapid_keys",
+        sa.Column("id", sa.Integer(), primary_key=True),
+        sa.Column("private_pem", sa.Text(), nullable=False),
+    )
+    op.create_table(
+        "push_jobs",
+        sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
+        sa.Column(
+            "subscription_id",
+            sa.Integer(),
+            sa.ForeignKey("push_subscriptions.id", ondelete="CASCADE"),
+            nullable=False,
+            index=True,
+        ),
+        sa.Column("payload", sa.Text(), nullable=False),
+        sa.Column("topic", sa.String(length=32), nullable=False),
+        sa.Column("urgency", sa.String(length=8), nullable=False),
+        sa.Column("ttl", sa.Integer(), nullable=False),
+        sa.Column("attempts", sa.Integer(), nullable=False, server_default="0"),
+        sa.Column("due_at", sa.DateTime(timezone=True), nullable=False, index=True),
+        sa.Column("claimed_until", sa.DateTime(timezone=True), nullable=True),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("push_jobs")
+    op.drop_table("vapid_keys")
+    op.drop_table("push_subscriptions")
     op.drop_table("seeks")
