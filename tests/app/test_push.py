@@ -312,3 +312,21 @@ def test_the_service_worker_is_served_for_the_whole_site(alice: TestClient) -> N
     assert response.headers["content-type"].startswith("text/javascript")
     assert response.headers["service-worker-allowed"] == "/"
     assert "showNotification" in response.text and "openWindow" in response.text
+
+
+def test_a_rematch_offer_is_pushed_to_the_other_player(push_app: FastAPI, pusher: PushService) -> None:
+    with TestClient(push_app) as alice:
+        bob = TestClient(push_app)
+        match_id = started(alice, bob, "morris")
+        phone = Browser(pusher.origin + "/bob")
+        assert bob.post("/api/push/subscriptions", json=phone.subscription).status_code == 201
+        assert alice.post(f"/api/matches/{match_id}/resign").status_code == 200
+        offered = alice.post(f"/api/matches/{match_id}/rematch", json={"action": "offer"})
+        assert offered.status_code == 200, offered.text
+        [push] = pusher.wait_for(1)
+        assert phone.decrypt(push["body"]) == {
+            "title": "Rematch?",
+            "body": "Alice offers a rematch of Nine Men's Morris.",
+            "url": f"/matches/{match_id}",
+            "tag": match_id,
+        }
