@@ -212,7 +212,7 @@ class Limiter:
             raise TooManyRequests(max(1, math.ceil(wait)))
 
 
-EVENTS_PATH = re.compile(r"^/matches/[^/]+/events$")
+EVENTS_PATH = re.compile(r"^/(?:matches|api/seeks)/[^/]+/events$")
 
 
 def descriptor_limit() -> int:

@@ -294,3 +294,34 @@ def test_the_home_page_offers_play_anyone_and_the_panel_lists_the_seeks(
     theirs = bob.get("/seeks/panel", headers={"Accept-Language": "es"}).text
     assert 'data-seek-answer data-game="morris" data-time-control="cd:3"' in theirs
     assert "Jugar" in theirs and "En línea ahora:" in theirs
+
+
+def test_a_seeks_event_streams_count_against_the_per_client_cap(tmp_path: Path) -> None:
+    import time
+
+    import uvicorn
+
+    from tests.live import free_port
+
+    url = database_url(tmp_path)
+    migrate(url)
+    application = create_app(
+        Settings(database_url=url, secret_key="t", rate_limits=False, streams_per_client=1)
+    )
+    server = uvicorn.Server(
+        uvicorn.Config(application, host="127.0.0.1", port=free_port(), log_level="warning")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{server.config.port}", timeout=10) as alice:
+            waiting = alice.post("/api/seeks", json={"game": "morris", "time_control": CORRESPONDENCE}).json()
+            with alice.stream("GET", f"/api/seeks/{waiting['id']}/events") as first:
+                assert first.status_code == 200
+                second = alice.get(f"/api/seeks/{waiting['id']}/events", timeout=3)
+                assert second.status_code == 429  # the one stream this client may hold is open
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
