@@ -32,11 +32,14 @@ from app.matches.service import MatchService
 from app.pg_events import PgBroker, listening
 from app.presence import Presence, PresenceLayer
 from app.process_limits import bound_logs, raise_descriptor_limit
+from app.push import routes as push_routes
+from app.push import wiring as push_wiring
 from app.rate_limits import Limiter, TooManyRequests
 from app.review import ReviewService, ReviewWorker
 from app.routes import api, api_docs, events, ladder, match_pages, pages, record_pages, records, typed
 from app.routes.move_calls import MoveCalls
 from app.security import Hardening, Scope
+from app.seeks import routes as seeks
 from app.services.cleanup import Cleanup
 from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
@@ -71,9 +74,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
             await app.state.deadlines.start()
             await app.state.review_worker.start()
             await app.state.cleanup.start()
+            await app.state.push_sender.start()
             try:
                 yield
             finally:
+                await app.state.push_sender.stop()
+                app.state.notifier.close()
                 await app.state.cleanup.stop()
                 await app.state.review_worker.stop()
                 await app.state.deadlines.stop()
@@ -158,12 +164,15 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.presence = Presence(sessions, clock or now)
     app.state.heartbeat = Heartbeat(sessions, matches, clock=clock or now, flush=app.state.presence.flush)
     deadlines.paused = lambda: app.state.heartbeat.failing
+    push_wiring.install(app, clock or now)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     # The JSON API first: a request is matched against the routes in order, and its
     # paths (all under /api/) are the hot ones; no page's path starts with /api/.
     app.include_router(api.router)
+    app.include_router(seeks.router)
+    app.include_router(push_routes.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(match_pages.router)

@@ -66,7 +66,7 @@ async def _refuse(send: Send, status: int, detail: str, headers: list[tuple[byte
     await send({"type": "http.response.body", "body": body})
 
 
-EVENTS_PATH = re.compile(r"^/matches/[^/]+/events$")
+EVENTS_PATH = re.compile(r"^/(?:matches|api/seeks)/[^/]+/events$")
 
 
 class Hardening:
