@@ -9,8 +9,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 import games
 from app import boards, graph
+from app.forms import computer_level
 from app.review import MARK_LABELS, review_public
-from app.routes.pages import computer_level
 from app.routes.records import load_line
 from app.services.clicks import follow
 from app.services.errors import Invalid, NotFound, ServiceError
