@@ -8,8 +8,9 @@ from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 import games
-from app import boards, graph
+from app import boards, graph, parsing
 from app.forms import computer_level
+from app.parsing import off_loop
 from app.review import MARK_LABELS, review_public
 from app.routes.records import load_line
 from app.services.clicks import follow
@@ -59,7 +60,9 @@ async def import_submit(
     if file is not None and file.filename:
         data = await file.read()
     try:
-        row = request.app.state.records.import_record(data, game or None)
+        row = await off_loop(
+            request, request.app.state.records.import_record, data, game or None, parsing.RECORD_SECONDS
+        )
     except (RecordInvalid, TooLarge) as exc:
         gettext = page_context(request)["_"]
         message = translate_error(exc.error, gettext) if isinstance(exc, RecordInvalid) else str(exc)
@@ -227,7 +230,7 @@ def analysis_board(
 async def analysis_best(request: Request, game_name: str, position: str = "") -> Response:
     game = game_or_404(game_name)
     try:
-        position = game.format_position(game.parse_position(position))
+        position = await off_loop(request, lambda: game.format_position(game.parse_position(position[:2000])))
     except GameError as exc:
         raise Invalid(f"position: {exc}") from None
     result = await request.app.state.review_worker.best_move(game.name, position)

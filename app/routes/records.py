@@ -9,8 +9,9 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 import games
-from app import pictures
+from app import parsing, pictures
 from app.models import Match
+from app.parsing import off_loop
 from app.record_schemas import BestMove, PositionMoves, RecordPublic, ReviewPublic
 from app.review import BLUNDER, INACCURACY, review_public
 from app.routes.api import WRITES as ERRORS
@@ -125,14 +126,15 @@ async def import_record(
     """Import a record: every move is checked; a refusal names the first bad line, and nothing is stored.
 
     413 over the size limit, 415 for a body that is not text, 422 for a bad record
-    (not UTF-8, a bad tag, a wrong move number, an illegal move, a cut-short file).
+    (not UTF-8, a bad tag, a wrong move number, an illegal move, a cut-short file, or one
+    that takes over 5 seconds to check).
     """
     kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
     if kind and not (kind.startswith("text/") or kind in ("application/x-pdn", "application/octet-stream")):
         raise Unsupported("send the record as text/plain")
     data = await request.body()
-    row = record_service(request).import_record(data, game)
-    return record_state(row)
+    row = await off_loop(request, record_service(request).import_record, data, game, parsing.RECORD_SECONDS)
+    return await off_loop(request, record_state, row)
 
 
 @api_router.get("/records/{record_id}", response_model=RecordPublic)
@@ -215,7 +217,7 @@ async def best_from_position(
 
     Computed in the review worker processes; the request waits, the server does not.
     """
-    position = position_moves(game_name, position)["position"]
+    position = (await off_loop(request, position_moves, game_name, position))["position"]
     result = await request.app.state.review_worker.best_move(game_name, position)
     score = result["score"]
     return {

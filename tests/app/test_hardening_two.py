@@ -42,3 +42,97 @@ def test_the_remembered_time_control_is_the_checked_one(alice: TestClient) -> No
     assert '<option value="rt:custom" selected>' in page
     assert 'value="2.5" inputmode="decimal"' in page
     assert 'value="7" inputmode="numeric"' in page
+
+
+def long_bilsang_record(plies: int = 1000, seed: int = 1) -> str:
+    """A same-line Bilsang game with the quiet rule at 1,000: about 12 KB, 876 plies,
+    about 0.5 s to check on this machine (issue 27's 13.5 KB record took 0.5 s)."""
+    import random
+
+    import games
+    from games import records
+    from games.records import GameRecord
+
+    game = games.get("bilsang")
+    rng = random.Random(seed)
+    state = game.initial(line=True, quiet=1000)
+    initial, line = game.format_position(state), []
+    while game.outcome(state) is None and len(line) < plies:
+        move = rng.choice(game.legal_moves(state))
+        line.append(game.format_move(move))
+        state = game.apply(state, move)
+    end = game.outcome(state)
+    winner, reason = (end.winner, end.reason) if end else (None, None)
+    return records.write(GameRecord("bilsang", initial, tuple(line), winner, reason, ()))
+
+
+def test_a_record_past_its_time_budget_stops_where_it_got_to() -> None:
+    from games import records
+
+    with pytest.raises(records.RecordTooSlow) as refused:
+        records.parse(long_bilsang_record(), None, 0.01)
+    assert refused.value.code == "too-slow" and refused.value.line is not None
+    assert "took over 0.01 seconds of CPU" in str(refused.value)
+
+
+def test_the_import_api_refuses_a_record_over_the_time_cap_and_stores_nothing(
+    alice: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app import parsing
+
+    monkeypatch.setattr(parsing, "RECORD_SECONDS", 0.01)
+    answer = alice.post("/api/records", content=long_bilsang_record(), headers={"content-type": "text/plain"})
+    assert answer.status_code == 422
+    assert "took over 0.01 seconds of CPU" in answer.json()["detail"]
+    page = alice.post("/records/import", data={"text": long_bilsang_record()}, headers=HTML)
+    assert page.status_code == 422 and "took over 0.01 seconds of CPU" in page.text
+
+
+def test_imports_are_checked_off_the_event_loop(app: object) -> None:
+    """Four imports of a 0.5 s record at once: the event loop keeps turning (before, each
+    import held it for the whole check)."""
+    import asyncio
+    import time
+
+    import httpx
+
+    from games import records
+
+    text = long_bilsang_record()
+    started = time.process_time()
+    records.parse(text)
+    one_check = time.process_time() - started  # shown if it fails
+
+    async def run() -> tuple[float, float]:
+        gaps: list[float] = []
+        done = asyncio.Event()
+
+        async def ticker() -> None:
+            last = time.monotonic()
+            while not done.is_set():
+                await asyncio.sleep(0.005)
+                now = time.monotonic()
+                gaps.append(now - last)
+                last = now
+
+        begun = time.monotonic()
+        transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+            tick = asyncio.create_task(ticker())
+            answers = await asyncio.gather(
+                *(
+                    client.post("/api/records", content=text, headers={"content-type": "text/plain"})
+                    for _ in range(4)
+                )
+            )
+            done.set()
+            await tick
+        assert all(a.status_code == 201 for a in answers), [a.text[:200] for a in answers]
+        return max(gaps), time.monotonic() - begun
+
+    longest_gap, total = asyncio.run(run())
+    # On the loop, each check stopped it for a whole check: a gap of a quarter of the
+    # total at least. Off it, the loop waits only for its share of the GIL (a switch
+    # every 5 ms) and of a busy machine's cores. Wall time on both sides of the
+    # comparison, since the machine's load stretches both.
+    assert longest_gap < total / 8, (longest_gap, total, one_check)
