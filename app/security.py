@@ -166,7 +166,13 @@ class Limit:
 
 #: What each kind of request may do per client address. Creating is rarer than
 #: moving; a move takes a few taps, and several players may share one address.
-DEFAULT_LIMITS = {"create": Limit("create", 0.5, 20), "move": Limit("move", 20.0, 60)}
+DEFAULT_LIMITS = {
+    "create": Limit("create", 0.5, 20),
+    "move": Limit("move", 20.0, 60),
+    # The analysis board: a tap each; a person taps a few a second at most, and each
+    # answer costs up to 0.2 s of CPU unless its variation is already replayed.
+    "analysis": Limit("analysis", 2.0, 30),
+}
 
 
 def classify(method: str, path: str) -> str | None:
@@ -174,6 +180,8 @@ def classify(method: str, path: str) -> str | None:
         return "create"  # a search of the computer's strongest level: as costly as a new match
     if method == "GET" and path.endswith("/board.png"):
         return "create"  # a rasterisation holds the process's GIL for tens of milliseconds
+    if method == "GET" and path.startswith("/analysis/") and path.endswith("/board"):
+        return "analysis"
     if method != "POST":
         return None
     # A rematch creates a match as much as the lobby's form does (the page's rematch

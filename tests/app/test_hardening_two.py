@@ -7,6 +7,7 @@ from fastapi.testclient import TestClient
 
 HTML = {"accept": "text/html"}
 FORM = {"game": "morris", "name": "Alice", "side": "first"}
+MORRIS_START = "w ........................ 9 9 0"
 
 
 @pytest.mark.parametrize("minutes", ["inf", "-inf", "nan", "1e309"])
@@ -136,3 +137,52 @@ def test_imports_are_checked_off_the_event_loop(app: object) -> None:
     # every 5 ms) and of a busy machine's cores. Wall time on both sides of the
     # comparison, since the machine's load stretches both.
     assert longest_gap < total / 8, (longest_gap, total, one_check)
+
+
+@pytest.fixture
+def limited(tmp_path: object) -> object:
+    """The app with its rate limits on, as it runs."""
+    from pathlib import Path
+
+    from app.config import Settings
+    from app.main import create_app
+    from app.manage import migrate
+    from tests.app.conftest import database_url
+
+    url = database_url(Path(str(tmp_path)))
+    migrate(url)
+    with TestClient(create_app(Settings(database_url=url, secret_key="t"))) as client:
+        yield client
+
+
+def test_the_analysis_board_is_rate_limited_per_address(limited: TestClient) -> None:
+    # It had no limit: any address could ask for 0.22 s of CPU as fast as it liked.
+    answers = [
+        limited.get(
+            "/analysis/morris/board",
+            params={"base": MORRIS_START, "line": "a7|d7", "taps": "g7"},
+            headers=HTML,
+        )
+        for _ in range(40)
+    ]
+    codes = [a.status_code for a in answers]
+    assert codes[:30] == [200] * 30
+    assert 429 in codes[30:]
+    refused = next(a for a in answers if a.status_code == 429)
+    assert int(refused.headers["retry-after"]) >= 1
+
+
+def test_the_analysis_board_replays_a_variation_once(alice: TestClient) -> None:
+    from app.routes import record_pages
+
+    record_pages.replayed.cache_clear()
+    line = "|".join(["a7", "d7", "g7", "a4", "g4", "a1"])
+    for taps in ("", "d1", "g1"):
+        answer = alice.get(
+            "/analysis/morris/board", params={"base": MORRIS_START, "line": line, "taps": taps}, headers=HTML
+        )
+        assert answer.status_code == 200
+    info = record_pages.replayed.cache_info()
+    assert (info.misses, info.hits) == (1, 2)
+    too_long = alice.get("/analysis/morris/board", params={"base": "w" * 2001}, headers=HTML)
+    assert too_long.status_code == 422
