@@ -191,7 +191,7 @@ def classify(method: str, path: str) -> str | None:
         return "create"
     if path in ("/api/records", "/records/import") or path.endswith("/review"):
         return "create"
-    if path.endswith("/moves") or path.endswith("/click"):
+    if path.endswith("/moves") or path.endswith("/click") or path.endswith("/typed"):
         return "move"
     return None
 

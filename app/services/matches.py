@@ -603,7 +603,8 @@ class MatchService:
         return match
 
     def _read(self, match_id: str) -> Match:
-        with self.sessions() as db:
+        # A read: deferred BEGIN on SQLite (never waits for a writer), autocommit on PostgreSQL.
+        with reading(self.engine) as conn, self.sessions(bind=conn) as db:
             stmt = (
                 select(Match)
                 .where(Match.id == match_id)

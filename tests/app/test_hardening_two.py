@@ -186,3 +186,40 @@ def test_the_analysis_board_replays_a_variation_once(alice: TestClient) -> None:
     assert (info.misses, info.hits) == (1, 2)
     too_long = alice.get("/analysis/morris/board", params={"base": "w" * 2001}, headers=HTML)
     assert too_long.status_code == 422
+
+
+def test_a_match_is_read_while_a_write_is_held_elsewhere(app: object, alice: TestClient) -> None:
+    """GET /api/matches/{id} took SQLite's writer lock (BEGIN IMMEDIATE): with a write
+    held elsewhere for 8 s it waited 7.7 s. A read now neither waits for it nor blocks it."""
+    import sqlite3
+    import time
+
+    url = app.state.settings.database_url  # type: ignore[attr-defined]
+    if not url.startswith("sqlite"):
+        pytest.skip("PostgreSQL reads never wait for a writer")
+    match_id = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"}).json()["id"]
+    holder = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        started = time.monotonic()
+        answer = alice.get(f"/api/matches/{match_id}")
+        took = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert answer.status_code == 200 and answer.json()["id"] == match_id
+    assert took < 2.0, took
+
+
+def test_typed_commands_are_rate_limited_like_moves(limited: TestClient) -> None:
+    """75 typed commands a second from one client had no limit; they now share the move
+    bucket: once this address has spent it, a typed command is a 429 too."""
+    match_id = limited.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"}).json()[
+        "id"
+    ]
+    assert limited.post(f"/matches/{match_id}/typed", data={"text": "board"}).status_code == 200
+    moves = limited.app.state.limiter.buckets["move"]  # type: ignore[attr-defined]
+    while moves.take("testclient") == 0:
+        pass
+    refused = limited.post(f"/matches/{match_id}/typed", data={"text": "board"})
+    assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
