@@ -170,6 +170,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         hsts=settings.secure_cookies,
         limiter=app.state.limiter,
         streams_per_client=settings.streams_per_client,
+        hosts=settings.allowed_hosts,
     )
     return app
 

@@ -28,7 +28,7 @@ from app.services.records import (
     record_state,
     stored_record,
 )
-from app.web import page_context
+from app.web import absolute_url, page_context
 from games import records
 from games.base import BadPosition
 
@@ -98,7 +98,7 @@ def picture_download(request: Request, line: Line, at: int | None, picture: str)
 def match_record_file(match_id: str, request: Request) -> Response:
     """The match's record (PDN for Bashni, the same tag-pair format for the others), during or after play."""
     match: Match = match_service(request).get(match_id)
-    site = str(request.url_for("match_page", match_id=match.id))
+    site = absolute_url(request, f"/matches/{match.id}")
     text = records.write(match_record(match, site))
     return record_download(text, file_name(match.game, match.created_at, match.id))
 

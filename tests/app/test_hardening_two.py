@@ -223,3 +223,74 @@ def test_typed_commands_are_rate_limited_like_moves(limited: TestClient) -> None
         pass
     refused = limited.post(f"/matches/{match_id}/typed", data={"text": "board"})
     assert refused.status_code == 429 and int(refused.headers["retry-after"]) >= 1
+
+
+@pytest.mark.parametrize(
+    ("public_url", "host", "served"),
+    [
+        (None, "localhost:8000", True),
+        (None, "127.0.0.1:5123", True),
+        (None, "[::1]:8000", True),
+        (None, "LOCALHOST", True),
+        (None, "evil.example", False),
+        (None, "localhost.evil.example", False),
+        ("https://tablero.example", "tablero.example", True),
+        ("https://tablero.example", "tablero.example:443", True),
+        ("https://tablero.example", "localhost:8000", False),
+        ("https://tablero.example", "evil.example", False),
+    ],
+)
+def test_only_the_sites_own_host_is_served(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch, public_url: str | None, host: str, served: bool
+) -> None:
+    """Issue 27: "Host: evil.example" put evil.example in the invite link."""
+    from pathlib import Path
+
+    from app.config import Settings
+    from app.main import create_app
+    from app.manage import migrate
+    from tests.app.conftest import database_url
+
+    monkeypatch.setenv("ALLOWED_HOSTS", "")
+    url = database_url(Path(str(tmp_path)))
+    migrate(url)
+    app = create_app(Settings(database_url=url, secret_key="t", public_url=public_url, rate_limits=False))
+    with TestClient(app, base_url=f"http://{host}") as client:
+        made = client.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
+        page = client.get("/", headers=HTML)
+        probe = client.get("/healthz")
+    if served:
+        assert made.status_code == 201 and page.status_code == 200
+        origin = public_url or "http://localhost:8000"
+        assert made.json()["invite_url"] == f"{origin}/matches/{made.json()['id']}"
+    else:
+        assert made.status_code == 400 and page.status_code == 400
+        assert "not served under the host name" in made.json()["detail"]
+    assert probe.status_code == 200  # health checks probe by address
+
+
+def test_make_run_trusts_no_proxy_header_unless_told() -> None:
+    """uvicorn trusts X-Forwarded-For from 127.0.0.1 by default: rotated, it gave any local
+    program 60 board PNGs where the limit allows 21."""
+    import os
+    import shutil
+    import subprocess
+
+    from app.config import ROOT
+
+    if shutil.which("make") is None:
+        pytest.skip("no make")
+    env = {k: v for k, v in os.environ.items() if k != "FORWARDED_ALLOW_IPS"}
+
+    def command(*extra: str) -> str:
+        # -n prints the commands; -o keeps make from (re)building the environment first.
+        done = subprocess.run(
+            ["make", "-n", "-o", "migrate", "run", *extra], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        return done.stdout[done.stdout.index("uvicorn") :].replace("\\\n", " ")
+
+    plain = command()
+    assert "--no-proxy-headers" in plain and "--forwarded-allow-ips" not in plain
+    assert "--limit-concurrency" in plain and "--timeout-keep-alive" in plain
+    told = command("FORWARDED_ALLOW_IPS=10.0.0.2")
+    assert "--proxy-headers --forwarded-allow-ips '10.0.0.2'" in told
