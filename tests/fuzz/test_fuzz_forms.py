@@ -118,7 +118,7 @@ def send(client: TestClient, form: str, fields: dict[str, str], match_id: str) -
 def test_every_form_field_answers_below_500(client: TestClient, match_id: str, form: str) -> None:
     valid = FORMS[form][2]
 
-    @fuzz_settings(40, deadline=None)
+    @fuzz_settings(40)
     @given(changes=st.dictionaries(st.sampled_from(sorted(valid)), VALUE, min_size=1))
     @example(changes={"initial_minutes": "inf"})  # issue 27: OverflowError in round()
     @example(changes={"initial_minutes": "中文", "time_control": ""})  # issue 27: cookie not Latin-1
