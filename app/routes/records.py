@@ -15,6 +15,7 @@ from app.parsing import off_loop
 from app.record_schemas import BestMove, PositionMoves, RecordPublic, ReviewPublic
 from app.review import BLUNDER, INACCURACY, review_public
 from app.routes.api import WRITES as ERRORS
+from app.schemas import ErrorDetail
 from app.services.errors import Invalid, NotFound
 from app.services.matches import MatchService
 from app.services.records import (
@@ -120,7 +121,8 @@ def match_record_file(match_id: str, request: Request) -> Response:
 async def import_record(
     request: Request,
     game: Annotated[
-        str | None, Query(description="the game of a record that does not name it (a bare list of moves)")
+        str | None,
+        Query(min_length=1, description="the game of a record that does not name it (a bare list of moves)"),
     ] = None,
 ) -> dict[str, Any]:
     """Import a record: every move is checked; a refusal names the first bad line, and nothing is stored.
@@ -179,7 +181,8 @@ def position_moves(game_name: str, position: str) -> dict[str, Any]:
 
 @api_router.get("/positions/{game_name}", response_model=PositionMoves)
 def legal_from_position(
-    game_name: str, position: Annotated[str, Query(max_length=2000, description="a position string")]
+    game_name: str,
+    position: Annotated[str, Query(min_length=1, max_length=2000, description="a position string")],
 ) -> dict[str, Any]:
     """Read-only: any position's legal moves, the taps that make each, and the position after it.
 
@@ -211,7 +214,7 @@ REVIEW_DOC = (
 async def best_from_position(
     game_name: str,
     request: Request,
-    position: Annotated[str, Query(max_length=2000, description="a position string")],
+    position: Annotated[str, Query(min_length=1, max_length=2000, description="a position string")],
 ) -> dict[str, Any]:
     """The strongest level's move and score (White's / player 1's side) in any position.
 
@@ -244,7 +247,9 @@ def board_file_endpoint(source: str, param: str, picture: str) -> Callable[..., 
     def board_file(
         request: Request,
         ident: str,
-        at: Annotated[int | None, Query(description="plies played")] = None,
+        at: Annotated[
+            int | None, Query(ge=0, description="plies played (at most the game's plies; more is a 422)")
+        ] = None,
     ) -> Response:
         return picture_download(request, load_line(request, source, ident), at, picture)
 
@@ -284,5 +289,8 @@ for _source, _param, _word in SOURCES:
         methods=["GET"],
         name=f"{_word}_review",
         response_model=ReviewPublic,
+        responses={
+            404: {"model": ErrorDetail, "description": f"no such {_word}, or no review asked for yet"}
+        },
         description=REVIEW_DOC,
     )

@@ -294,3 +294,22 @@ def test_make_run_trusts_no_proxy_header_unless_told() -> None:
     assert "--limit-concurrency" in plain and "--timeout-keep-alive" in plain
     told = command("FORWARDED_ALLOW_IPS=10.0.0.2")
     assert "--proxy-headers --forwarded-allow-ips '10.0.0.2'" in told
+
+
+def test_the_openapi_document_says_what_the_server_refuses(alice: TestClient) -> None:
+    """Schemathesis found the spec allowing what the server refused (issue 27)."""
+    spec = alice.get("/openapi.json").json()["paths"]
+    for source, param in (("matches", "match_id"), ("records", "record_id")):
+        review = spec[f"/api/{source}/{{{param}}}/review"]["get"]
+        assert "404" in review["responses"]  # a review never asked for
+        board = spec[f"/api/{source}/{{{param}}}/board.svg"]["get"]
+        at = next(p for p in board["parameters"] if p["name"] == "at")
+        assert at["schema"]["anyOf"][0]["minimum"] == 0
+        allow = alice.put(f"/api/{source}/x/review").headers["allow"]
+        assert {"GET", "HEAD", "POST"} <= {m.strip() for m in allow.split(",")}
+    position = next(
+        p for p in spec["/api/positions/{game_name}"]["get"]["parameters"] if p["name"] == "position"
+    )
+    assert position["schema"]["minLength"] == 1
+    game = next(p for p in spec["/api/records"]["post"]["parameters"] if p["name"] == "game")
+    assert game["schema"]["anyOf"][0]["minLength"] == 1
