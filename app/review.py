@@ -35,6 +35,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.computer import end_with_parent
 from app.models import Review
 from app.services.errors import Conflict
 from app.services.matches import now
@@ -76,6 +77,12 @@ def _lower_priority() -> None:
     # Reviews may wait; the computer's replies to a player in a game may not.
     with contextlib.suppress(OSError, AttributeError):
         os.nice(10)
+
+
+def _start_worker() -> None:
+    # Like the computer's pool: after a kill -9 of the server, nobody shuts the pool down.
+    end_with_parent()
+    _lower_priority()
 
 
 def analyse_position(
@@ -226,7 +233,7 @@ class ReviewWorker(JobWorker[ReviewJob]):
         # spawn: forking a process that runs threads (the server) is not safe.
         context = multiprocessing.get_context("spawn")
         return ProcessPoolExecutor(
-            max_workers=self.processes, mp_context=context, initializer=_lower_priority
+            max_workers=self.processes, mp_context=context, initializer=_start_worker
         )
 
     async def stop(self) -> None:

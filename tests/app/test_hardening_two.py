@@ -313,3 +313,36 @@ def test_the_openapi_document_says_what_the_server_refuses(alice: TestClient) ->
     assert position["schema"]["minLength"] == 1
     game = next(p for p in spec["/api/records"]["post"]["parameters"] if p["name"] == "game")
     assert game["schema"]["anyOf"][0]["minLength"] == 1
+
+
+def test_review_workers_end_with_the_server_after_kill_9(tmp_path: object) -> None:
+    """The review pool lacked the computer pool's end-with-parent: its workers outlived a
+    kill -9 of the server."""
+    import time
+    from pathlib import Path
+
+    import httpx
+
+    from app.manage import migrate
+    from tests.app.conftest import database_url
+    from tests.app.test_worker_exit import alive, children
+    from tests.live import LiveServer
+
+    url = database_url(Path(str(tmp_path)))
+    migrate(url)
+    server = LiveServer(url, env={"COMPUTER_PROCESSES": "1"})
+    server.start()
+    assert server.process is not None
+    try:
+        best = httpx.get(
+            f"{server.url}/api/positions/morris/best", params={"position": MORRIS_START}, timeout=90
+        )
+        assert best.status_code == 200
+        workers = {c for c in children(server.process.pid) if alive(c)}
+        assert workers, "the review pool should run in child processes"
+    finally:
+        server.stop(kill=True)
+    deadline = time.monotonic() + 10
+    while any(alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not any(alive(w) for w in workers), "review workers outlived the server"
