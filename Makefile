@@ -29,7 +29,7 @@ PROXY_FLAGS = $(if $(FORWARDED_ALLOW_IPS),--proxy-headers --forwarded-allow-ips 
 run: migrate
 	@echo "Tablero is at http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
 	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) $(PROXY_FLAGS) --timeout-graceful-shutdown 5 \
-		--timeout-keep-alive 75 --limit-concurrency 1000
+		--timeout-keep-alive 75 --limit-concurrency 1000 --http app.slow_clients:GuardedH11Protocol
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

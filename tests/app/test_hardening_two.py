@@ -292,6 +292,7 @@ def test_make_run_trusts_no_proxy_header_unless_told() -> None:
     plain = command()
     assert "--no-proxy-headers" in plain and "--forwarded-allow-ips" not in plain
     assert "--limit-concurrency" in plain and "--timeout-keep-alive" in plain
+    assert "--http app.slow_clients:GuardedH11Protocol" in plain  # tests/app/test_slow_clients.py
     told = command("FORWARDED_ALLOW_IPS=10.0.0.2")
     assert "--proxy-headers --forwarded-allow-ips '10.0.0.2'" in told
 
