@@ -232,9 +232,7 @@ class ReviewWorker(JobWorker[ReviewJob]):
     def _new_pool(self) -> ProcessPoolExecutor:
         # spawn: forking a process that runs threads (the server) is not safe.
         context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(
-            max_workers=self.processes, mp_context=context, initializer=_start_worker
-        )
+        return ProcessPoolExecutor(max_workers=self.processes, mp_context=context, initializer=_start_worker)
 
     async def stop(self) -> None:
         await super().stop()
