@@ -20,10 +20,16 @@ $(STAMP): pyproject.toml constraints.txt
 migrate: $(STAMP)
 	$(BIN)/python -m app.manage migrate
 
+# X-Forwarded-For and X-Forwarded-Proto are trusted only when FORWARDED_ALLOW_IPS names
+# the proxy's address(es) (make run FORWARDED_ALLOW_IPS=127.0.0.1 behind a local proxy).
+# Unset, no header is trusted: uvicorn would otherwise trust them from 127.0.0.1, and any
+# local program could choose the address its rate limits are counted under.
+PROXY_FLAGS = $(if $(FORWARDED_ALLOW_IPS),--proxy-headers --forwarded-allow-ips '$(FORWARDED_ALLOW_IPS)',--no-proxy-headers)
+
 run: migrate
 	@echo "Tablero is at http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
-	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) --proxy-headers --timeout-graceful-shutdown 5 \
-		--timeout-keep-alive 75
+	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) $(PROXY_FLAGS) --timeout-graceful-shutdown 5 \
+		--timeout-keep-alive 75 --limit-concurrency 1000 --http app.slow_clients:GuardedH11Protocol
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

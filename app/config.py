@@ -6,9 +6,18 @@ import os
 import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE_URL = f"sqlite:///{ROOT / 'data' / 'tablero.db'}"
+
+
+#: Host names a site without PUBLIC_URL answers for, on any port.
+LOCAL_HOSTS = ("localhost", "127.0.0.1", "[::1]")
+
+
+def _public_url(value: str | None) -> str | None:
+    return value.strip().rstrip("/") if value and value.strip() else None
 
 
 def _flag(name: str, default: bool = False) -> bool:
@@ -38,9 +47,18 @@ class Settings:
     #: Per-client rate limits on creating matches/runs and on moves; off only for
     #: load tests from one address (RATE_LIMITS=off).
     rate_limits: bool = True
-    #: The site's public origin (https://tablero.example), for links people copy. Unset,
-    #: links are built from the request, which is only right in development.
-    public_url: str | None = None
+    #: The site's public origin (https://tablero.example): every absolute link people copy
+    #: (invites, "continue on another device", their QR codes, a record's Site) is built
+    #: from it, never from a request header; and only requests for its host are served.
+    #: Unset: links say http://localhost:PORT and only local host names are served.
+    public_url: str | None = field(default_factory=lambda: _public_url(os.environ.get("PUBLIC_URL")))
+    #: More host names served (ALLOWED_HOSTS, comma-separated): the test suite's
+    #: "testserver", or a second name of the site.
+    extra_hosts: tuple[str, ...] = field(
+        default_factory=lambda: tuple(
+            h.strip().lower() for h in os.environ.get("ALLOWED_HOSTS", "").split(",") if h.strip()
+        )
+    )
     #: Seconds between two housekeeping runs (app/services/cleanup.py) in each process.
     cleanup_seconds: float = 600.0
     #: Open event streams one client (address) may hold at once; more get 429.
@@ -58,10 +76,23 @@ class Settings:
             kwargs["computer_thinker"] = os.environ["TABLERO_TEST_OPPONENT"]
         if os.environ.get("RATE_LIMITS", "").lower() in {"0", "off", "false", "no"}:
             kwargs["rate_limits"] = False
-        if os.environ.get("PUBLIC_URL"):
-            kwargs["public_url"] = os.environ["PUBLIC_URL"].rstrip("/")
         if os.environ.get("STREAMS_PER_CLIENT"):
             kwargs["streams_per_client"] = max(1, int(os.environ["STREAMS_PER_CLIENT"]))
         if os.environ.get("SECRET_KEY"):
             kwargs["secret_key"] = os.environ["SECRET_KEY"]
         return cls(**kwargs)  # type: ignore[arg-type]
+
+    @property
+    def origin(self) -> str:
+        """Where absolute links point: PUBLIC_URL, else this machine at PORT (``make run``'s)."""
+        return self.public_url or f"http://localhost:{os.environ.get('PORT', '8000')}"
+
+    @property
+    def allowed_hosts(self) -> frozenset[str]:
+        """The Host names served (lower case, no port)."""
+        if self.public_url:
+            own = (urlsplit(self.public_url).hostname or "").lower()
+            named = {f"[{own}]" if ":" in own else own}
+        else:
+            named = set(LOCAL_HOSTS)
+        return frozenset(named | set(self.extra_hosts))

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from http import HTTPStatus
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -200,6 +201,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         hsts=settings.secure_cookies,
         limiter=app.state.limiter,
         streams_per_client=settings.streams_per_client,
+        hosts=settings.allowed_hosts,
     )
     return app
 
@@ -208,13 +210,27 @@ def _allowed_methods(app: FastAPI, request: Request) -> set[str]:
     """Every method some route serves at this path: Starlette names only the first route's,
     and a path with a GET and a POST handler (a review) is two routes."""
     methods: set[str] = set()
-    for route in app.router.routes:
+    for route in _routes(app.router.routes, request.scope):
         match, _ = route.matches(request.scope)
         if match is not Match.NONE:
             methods |= set(getattr(route, "methods", None) or ())
     if "GET" in methods:
         methods.add("HEAD")
     return methods
+
+
+def _routes(routes: list[Any], scope: Scope) -> list[Any]:
+    """Every route, those of included routers too: FastAPI now wraps an included router in
+    one route whose ``methods`` is None (the 405's Allow named only POST for a review)."""
+    found = []
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        context = getattr(route, "include_context", None)
+        if inner is not None and not getattr(context, "prefix", ""):
+            found += _routes(list(inner.routes), scope)
+        else:
+            found.append(route)
+    return found
 
 
 def _wants_json(request: Request) -> bool:

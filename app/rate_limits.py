@@ -111,10 +111,18 @@ class Limit:
 
 #: What each kind of request may do per client address. Creating is rarer than
 #: moving; a move takes a few taps, and several players may share one address.
-DEFAULT_LIMITS = {"create": Limit("create", 0.5, 20), "move": Limit("move", 20.0, 60)}
+DEFAULT_LIMITS = {
+    "create": Limit("create", 0.5, 20),
+    "move": Limit("move", 20.0, 60),
+    # The analysis board: a tap each; a person taps a few a second at most, and each
+    # answer costs up to 0.2 s of CPU unless its variation is already replayed.
+    "analysis": Limit("analysis", 2.0, 30),
+}
 
 
 def classify(method: str, path: str) -> str | None:
+    if method == "GET" and path.startswith("/analysis/") and path.endswith("/board"):
+        return "analysis"
     if method == "GET" and path.endswith("/best"):
         return "create"  # a search of the computer's strongest level: as costly as a new match
     if method == "GET" and path.endswith("/board.png"):
@@ -128,8 +136,8 @@ def classify(method: str, path: str) -> str | None:
         return "create"
     if path in ("/api/records", "/records/import") or path.endswith("/review"):
         return "create"
-    if path.endswith("/moves"):
-        return "move"
+    if path.endswith("/moves") or path.endswith("/typed"):
+        return "move"  # a typed move or command reads the match like a move does
     return None
 
 

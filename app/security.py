@@ -71,7 +71,8 @@ EVENTS_PATH = re.compile(r"^/(?:matches|api/seeks)/[^/]+/events$")
 
 class Hardening:
     """Every per-request defence in one pure-ASGI layer, applied in this order: the
-    security headers on every answer (refusals and 500s too), the same-origin check, the
+    security headers on every answer (refusals and 500s too), the allowed hosts (400
+    for another Host, when ``hosts`` is given), the same-origin check, the
     body limit, the rate limits (when ``limiter`` is given), the cap on open event
     streams, and a readable answer for an exception no handler took.
 
@@ -88,8 +89,10 @@ class Hardening:
         limiter: Limiter | None = None,
         streams_per_client: int = 32,
         streams_total: int | None = None,
+        hosts: frozenset[str] | None = None,
     ) -> None:
         self.app = app
+        self.hosts = hosts
         self.render = render
         self.headers = SECURITY_HEADERS + ([HSTS] if hsts else [])
         self.header_names = frozenset(name for name, _value in self.headers)
@@ -115,6 +118,10 @@ class Hardening:
                     message["headers"] = [*given, *((k, v) for k, v in own if k not in present)]
             await send(message)
 
+        if self.hosts is not None and scope["path"] != "/healthz" and not host_allowed(scope, self.hosts):
+            # A probe by address (/healthz from a container's health check) builds no link.
+            await _refuse(respond, 400, "this site is not served under the host name this request asked for")
+            return
         method = scope["method"]
         if method in UNSAFE_METHODS:
             host = origin = referer = length = None
@@ -191,6 +198,23 @@ class Hardening:
 
 class _BodyTooLarge(Exception):
     pass
+
+
+def host_name(value: bytes) -> str:
+    """The Host header's name, lower case, without its port ("[::1]" keeps its brackets)."""
+    text = value.decode("latin-1").strip().lower()
+    if text.startswith("["):
+        return text[: text.find("]") + 1] if "]" in text else text
+    return text.split(":", 1)[0]
+
+
+def host_allowed(scope: Scope, hosts: frozenset[str]) -> bool:
+    """Whether the request names a host this site is served under (a request without a
+    Host header, HTTP/1.0, is let through: nothing is built from a host it never named)."""
+    for key, value in scope.get("headers", ()):
+        if key == b"host":
+            return host_name(value) in hosts
+    return True
 
 
 def foreign(host: bytes | None, origin: bytes | None, referer: bytes | None) -> bool:

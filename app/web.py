@@ -170,12 +170,9 @@ def remembered_name(request: Request) -> str:
 
 
 def absolute_url(request: Request, path: str) -> str:
-    """An absolute link to ``path`` for people to copy: from PUBLIC_URL when it is set,
-    never from a Host header an attacker chose; from the request only in development."""
-    public = settings(request).public_url
-    if public:
-        return public.rstrip("/") + path
-    return str(request.base_url).rstrip("/") + path
+    """An absolute link to ``path`` for people to copy: from the configured origin
+    (PUBLIC_URL, else http://localhost:PORT), never from a header a client sets."""
+    return settings(request).origin + path
 
 
 def warm_up() -> None:

@@ -36,6 +36,7 @@ Pure: no web, no database; ``games`` engines only.
 from __future__ import annotations
 
 import re
+import time
 from collections import Counter
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
@@ -225,6 +226,18 @@ class RecordTooLarge(RecordError):
         )
 
 
+class RecordTooSlow(RecordError):
+    def __init__(self, line: int, seconds: float, plies: int) -> None:
+        super().__init__(
+            line,
+            "too-slow",
+            "checking the record took over %(seconds)s seconds of CPU (%(plies)s plies checked); "
+            "send a shorter one",
+            seconds=f"{seconds:g}",
+            plies=plies,
+        )
+
+
 def decode(data: bytes) -> str:
     """The record's text; a record must be UTF-8 (a leading byte-order mark is dropped)."""
     if len(data) > MAX_BYTES:
@@ -390,13 +403,16 @@ def _segments(tokens: list[_Token]) -> tuple[list[_Segment], _Token | None]:
     return segments, result
 
 
-def parse(text: str, game_name: str | None = None) -> GameRecord:
+def parse(text: str, game_name: str | None = None, seconds: float | None = None) -> GameRecord:
     """Read a record (or a bare list of moves), checking every move with the engine.
 
     ``game_name`` is which game a record without a ``Variant`` (or ``GameType``)
     tag is, as for a bare list of moves. Raises ``RecordError`` naming the first
-    bad line.
+    bad line. ``seconds`` bounds the work, in this thread's CPU time (a busy machine or
+    other threads holding the GIL do not spend it): past it, the replay stops at the
+    ply it reached with a ``RecordTooSlow`` (a server gives each record it is sent a budget).
     """
+    deadline = None if seconds is None else time.thread_time() + seconds
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise RecordTooLarge(len(text.encode("utf-8")))
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
@@ -487,6 +503,8 @@ def parse(text: str, game_name: str | None = None) -> GameRecord:
                     text=plies[room].text[:40],
                 )
         for ply in plies:
+            if deadline is not None and time.thread_time() > deadline:
+                raise RecordTooSlow(ply.line, seconds or 0.0, len(moves))
             if len(moves) >= MAX_PLIES:
                 raise RecordError(ply.line, "too-long", "more than %(limit)s plies", limit=MAX_PLIES)
             number = len(moves) + 1

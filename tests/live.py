@@ -40,6 +40,8 @@ class LiveServer:
             "DATABASE_URL": self.database_url,
             "SECRET_KEY": "e2e-secret",
             "RATE_LIMITS": "off",
+            # Links people copy (invites) point here: the app never builds them from a header.
+            "PUBLIC_URL": self.url,
             **self.env,
         }
         self.process = subprocess.Popen(

@@ -16,7 +16,7 @@ from datetime import datetime
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, joinedload, sessionmaker
 
-from app.db import LoopReads, PgLoopPool
+from app.db import LoopReads, PgLoopPool, reading
 from app.matches.clock import clock_of, settle_turn, stop_clock, time_control_of, time_is_up
 from app.matches.events import Publisher
 from app.matches.judge import require_playing
@@ -96,7 +96,8 @@ class Core:
         return match
 
     def _read(self, match_id: str) -> Match:
-        with self.sessions() as db:
+        # A read: deferred BEGIN on SQLite (never waits for a writer), autocommit on PostgreSQL.
+        with reading(self.engine) as conn, self.sessions(bind=conn) as db:
             stmt = (
                 select(Match)
                 .where(Match.id == match_id)

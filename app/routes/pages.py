@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -12,11 +12,19 @@ from sqlalchemy import update
 import games
 from app import i18n, texts
 from app.config import ROOT
+from app.forms import (
+    BILSANG_RULES,
+    computer_level,
+    form_time_control,
+    remember_time_control,
+    remembered_time_control,
+    rule_options,
+)
 from app.matches.service import MatchService
 from app.models import HealthProbe
 from app.rate_limits import hashed_key, request_client_key
 from app.services import clocks as timing
-from app.services.errors import Invalid, NotFound
+from app.services.errors import NotFound
 from app.texts import N_
 from app.web import (
     ensure_player,
@@ -25,7 +33,6 @@ from app.web import (
     templates,
     viewer_hash,
 )
-from games.bilsang import NEW_MATCH_OPTIONS
 
 #: Pages that show a seat's private link must not be kept by a browser or a proxy.
 NO_STORE = {"Cache-Control": "no-store"}
@@ -75,73 +82,6 @@ def healthz(request: Request) -> Response:
             f"database unavailable: {type(exc).__name__}", status_code=503, headers={"Retry-After": "5"}
         )
     return Response("ok", media_type="text/plain")
-
-
-#: The Bilsang rule sets offered on the new-match form: label and engine options
-#: (RULES.md, "Bilsang rule options"); the first is the default for new matches.
-BILSANG_RULES: dict[str, tuple[str, dict[str, Any]]] = {
-    "line": (N_("same-line pairs (recommended)"), dict(NEW_MATCH_OPTIONS)),
-    "free": (N_("free pairs (the rules without options; almost always drawn)"), {}),
-    "long": (N_("long game (same-line, quiet 1000)"), {"line": True, "quiet": 1000}),
-}
-
-
-def rule_options(game: str, choice: str) -> dict[str, Any] | None:
-    """The engine options behind the form's rules choice; ``None``: the game's default."""
-    if game != "bilsang":
-        return None
-    if choice not in BILSANG_RULES:
-        raise Invalid(N_("choose the rules for Bilsang"))
-    return dict(BILSANG_RULES[choice][1])
-
-
-def computer_level(game: str, choice: str) -> int | None:
-    """The level behind a strength on the form; "" means a friend, not the computer.
-
-    Bashni's levels are the ladder's opponents; 7 is the deepest search there is.
-    """
-    if not choice:
-        return None
-    table = texts.BASHNI_LEVELS if game == "bashni" else texts.OTHER_LEVELS
-    if choice not in table:
-        raise Invalid(N_("choose a strength for the computer"))
-    return table[choice]
-
-
-#: The last time control chosen on the new-match form ("rt:300:3", "cd:3", "rt:custom:…").
-TIME_CONTROL_COOKIE = "tablero_tc"
-
-
-def form_time_control(choice: str, initial_minutes: str, increment_seconds: str) -> dict[str, Any] | None:
-    """The new-match form's time control, in the JSON API's form ("" is untimed)."""
-    kind, _, rest = choice.partition(":")
-    try:
-        if kind == "rt" and rest == "custom":
-            seconds = round(float(initial_minutes.replace(",", ".")) * 60)
-            return {
-                "kind": "realtime",
-                "initial_seconds": seconds,
-                "increment_seconds": int(increment_seconds),
-            }
-        if kind == "rt":
-            initial, increment = rest.split(":")
-            return {"kind": "realtime", "initial_seconds": int(initial), "increment_seconds": int(increment)}
-        if kind == "cd":
-            return {"kind": "correspondence", "days": int(rest)}
-    except ValueError:
-        raise Invalid(N_("choose a time control from the list, or a custom time in minutes")) from None
-    return None
-
-
-def remembered_time_control(request: Request) -> dict[str, str]:
-    """The form's last choice, for the form to come back with it selected."""
-    parts = (request.cookies.get(TIME_CONTROL_COOKIE) or "").split("|")
-    choice = parts[0] if parts else ""
-    return {
-        "choice": choice[:20],
-        "initial_minutes": parts[1][:8] if len(parts) > 1 else "15",
-        "increment_seconds": parts[2][:4] if len(parts) > 2 else "10",
-    }
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -215,13 +155,7 @@ def create_match(
     # Cookies first: once the match is committed, nothing may fail to hand the seat over.
     owner = ensure_player(request, response)
     remember_name(response, name)
-    response.set_cookie(
-        TIME_CONTROL_COOKIE,
-        "|".join((time_control, initial_minutes, increment_seconds)),
-        max_age=400 * 24 * 3600,
-        samesite="lax",
-        httponly=True,
-    )
+    remember_time_control(response, time_control, initial_minutes, increment_seconds)
     change = service(request).create(
         game,
         name,

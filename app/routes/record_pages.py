@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request, UploadFile
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 import games
-from app import boards, graph
+from app import boards, graph, parsing
+from app.forms import computer_level
+from app.parsing import off_loop
 from app.review import MARK_LABELS, review_public
 from app.review_queue import asker
-from app.routes.pages import computer_level
 from app.routes.records import load_line
 from app.services.clicks import follow
 from app.services.errors import Invalid, NotFound, ServiceError
@@ -60,7 +62,9 @@ async def import_submit(
     if file is not None and file.filename:
         data = await file.read()
     try:
-        row = request.app.state.records.import_record(data, game or None)
+        row = await off_loop(
+            request, request.app.state.records.import_record, data, game or None, parsing.RECORD_SECONDS
+        )
     except (RecordInvalid, TooLarge) as exc:
         gettext = page_context(request)["_"]
         message = translate_error(exc.error, gettext) if isinstance(exc, RecordInvalid) else str(exc)
@@ -75,6 +79,26 @@ async def import_submit(
 # ---------------------------------------------------------------- analysis
 
 
+#: Variations kept replayed, per process: each tap asks for the same (position, line)
+#: again, and replaying up to 500 plies was most of the board's 0.22 s of CPU.
+REPLAYED_KEPT = 512
+MAX_BASE = 2000
+
+
+@lru_cache(maxsize=REPLAYED_KEPT)
+def replayed(game_name: str, base: str, line: tuple[str, ...]) -> tuple[Any, Any]:
+    """(the position before the last ply or ``None``, the position after ``line``) from
+    ``base``; game states are immutable, so one may serve every request. A refusal
+    (GameError) is not kept."""
+    game = games.get(game_name)
+    state = game.parse_position(base)
+    before = None
+    for text in line:
+        before = state
+        state = game.play(state, text)
+    return before, state
+
+
 def variation_view(
     game: games.Game,  # type: ignore[type-arg]
     base: str,
@@ -83,11 +107,7 @@ def variation_view(
     **extra: Any,
 ) -> dict[str, Any]:
     """The analysis board: ``base`` plus the variation ``line``, with the taps that may come next."""
-    state = game.parse_position(base)
-    before = None
-    for text in line:
-        before = state
-        state = game.play(state, text)
+    before, state = replayed(game.name, base, tuple(line))
     followed = follow(game, state, taps)
     chosen = taps if followed.valid else ()
     if followed.complete is not None:
@@ -215,6 +235,8 @@ def analysis_board(
 ) -> Response:
     """The variation board after a tap: nothing is stored, the page carries the variation."""
     game = game_or_404(game_name)
+    if len(base) > MAX_BASE:
+        raise Invalid(f"position: at most {MAX_BASE} characters")
     moves = [m for m in line.split("|") if m.strip()][:500]
     try:
         context = variation_view(game, base, moves, tuple(taps.split())[:8])
@@ -228,7 +250,7 @@ def analysis_board(
 async def analysis_best(request: Request, game_name: str, position: str = "") -> Response:
     game = game_or_404(game_name)
     try:
-        position = game.format_position(game.parse_position(position))
+        position = await off_loop(request, lambda: game.format_position(game.parse_position(position[:2000])))
     except GameError as exc:
         raise Invalid(f"position: {exc}") from None
     result = await request.app.state.review_worker.best_move(game.name, position, who=asker(request))

@@ -9,13 +9,15 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import Response
 
 import games
-from app import pictures
+from app import parsing, pictures
 from app.matches.service import MatchService
 from app.models import Match
+from app.parsing import off_loop
 from app.record_schemas import BestMove, PositionMoves, RecordPublic, ReviewPublic
 from app.review import BLUNDER, INACCURACY, review_public
 from app.review_queue import asker
 from app.routes.api import WRITES as ERRORS
+from app.schemas import ErrorDetail
 from app.services.errors import Invalid, NotFound
 from app.services.records import (
     Line,
@@ -28,7 +30,7 @@ from app.services.records import (
     record_state,
     stored_record,
 )
-from app.web import page_context
+from app.web import absolute_url, page_context
 from games import records
 from games.base import BadPosition
 
@@ -98,7 +100,7 @@ def picture_download(request: Request, line: Line, at: int | None, picture: str)
 def match_record_file(match_id: str, request: Request) -> Response:
     """The match's record (PDN for Bashni, the same tag-pair format for the others), during or after play."""
     match: Match = match_service(request).get(match_id)
-    site = str(request.url_for("match_page", match_id=match.id))
+    site = absolute_url(request, f"/matches/{match.id}")
     text = records.write(match_record(match, site))
     return record_download(text, file_name(match.game, match.created_at, match.id))
 
@@ -120,20 +122,22 @@ def match_record_file(match_id: str, request: Request) -> Response:
 async def import_record(
     request: Request,
     game: Annotated[
-        str | None, Query(description="the game of a record that does not name it (a bare list of moves)")
+        str | None,
+        Query(min_length=1, description="the game of a record that does not name it (a bare list of moves)"),
     ] = None,
 ) -> dict[str, Any]:
     """Import a record: every move is checked; a refusal names the first bad line, and nothing is stored.
 
     413 over the size limit, 415 for a body that is not text, 422 for a bad record
-    (not UTF-8, a bad tag, a wrong move number, an illegal move, a cut-short file).
+    (not UTF-8, a bad tag, a wrong move number, an illegal move, a cut-short file, or one
+    that takes over 5 seconds to check).
     """
     kind = request.headers.get("content-type", "text/plain").split(";")[0].strip().lower()
     if kind and not (kind.startswith("text/") or kind in ("application/x-pdn", "application/octet-stream")):
         raise Unsupported("send the record as text/plain")
     data = await request.body()
-    row = record_service(request).import_record(data, game)
-    return record_state(row)
+    row = await off_loop(request, record_service(request).import_record, data, game, parsing.RECORD_SECONDS)
+    return await off_loop(request, record_state, row)
 
 
 @api_router.get("/records/{record_id}", response_model=RecordPublic)
@@ -178,7 +182,8 @@ def position_moves(game_name: str, position: str) -> dict[str, Any]:
 
 @api_router.get("/positions/{game_name}", response_model=PositionMoves)
 def legal_from_position(
-    game_name: str, position: Annotated[str, Query(max_length=2000, description="a position string")]
+    game_name: str,
+    position: Annotated[str, Query(min_length=1, max_length=2000, description="a position string")],
 ) -> dict[str, Any]:
     """Read-only: any position's legal moves, the taps that make each, and the position after it.
 
@@ -210,13 +215,13 @@ REVIEW_DOC = (
 async def best_from_position(
     game_name: str,
     request: Request,
-    position: Annotated[str, Query(max_length=2000, description="a position string")],
+    position: Annotated[str, Query(min_length=1, max_length=2000, description="a position string")],
 ) -> dict[str, Any]:
     """The master level's move and score (White's / player 1's side) in any position, after about 2 s.
 
     Computed in the review worker processes; the request waits, the server does not.
     """
-    position = position_moves(game_name, position)["position"]
+    position = (await off_loop(request, position_moves, game_name, position))["position"]
     result = await request.app.state.review_worker.best_move(game_name, position, who=asker(request))
     score = result["score"]
     return {
@@ -243,7 +248,9 @@ def board_file_endpoint(source: str, param: str, picture: str) -> Callable[..., 
     def board_file(
         request: Request,
         ident: str,
-        at: Annotated[int | None, Query(description="plies played")] = None,
+        at: Annotated[
+            int | None, Query(ge=0, description="plies played (at most the game's plies; more is a 422)")
+        ] = None,
     ) -> Response:
         return picture_download(request, load_line(request, source, ident), at, picture)
 
@@ -283,5 +290,8 @@ for _source, _param, _word in SOURCES:
         methods=["GET"],
         name=f"{_word}_review",
         response_model=ReviewPublic,
+        responses={
+            404: {"model": ErrorDetail, "description": f"no such {_word}, or no review asked for yet"}
+        },
         description=REVIEW_DOC,
     )

@@ -82,6 +82,10 @@ RECORD_MESSAGES = (
     N_("a draw before the end of the game is by %(allowed)s, not %(found)s"),
     N_("a win before the end of the game is by %(allowed)s, not %(found)s"),
     N_("a } closes a comment that was never opened"),
+    N_(
+        "checking the record took over %(seconds)s seconds of CPU (%(plies)s plies checked); "
+        "send a shorter one"
+    ),
 )
 
 
@@ -211,18 +215,23 @@ class RecordService:
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
 
-    def read(self, data: bytes | str, game_name: str | None = None) -> GameRecord:
-        """Check a record in full; raises ``RecordInvalid`` / ``TooLarge``, stores nothing."""
+    def read(
+        self, data: bytes | str, game_name: str | None = None, seconds: float | None = None
+    ) -> GameRecord:
+        """Check a record in full (in at most ``seconds``); raises ``RecordInvalid`` /
+        ``TooLarge``, stores nothing."""
         try:
             text = records.decode(data) if isinstance(data, bytes) else data
-            return records.parse(text, game_name or None)
+            return records.parse(text, game_name or None, seconds)
         except RecordTooLarge as exc:
             raise TooLarge(str(exc)) from None
         except RecordError as exc:
             raise RecordInvalid(exc) from None
 
-    def import_record(self, data: bytes | str, game_name: str | None = None) -> ImportedRecord:
-        parsed = self.read(data, game_name)
+    def import_record(
+        self, data: bytes | str, game_name: str | None = None, seconds: float | None = None
+    ) -> ImportedRecord:
+        parsed = self.read(data, game_name, seconds)
         row = ImportedRecord(
             id=new_match_id(),
             game=parsed.game,

@@ -251,11 +251,17 @@ def test_every_api_operation_documents_its_refusals(alice: TestClient) -> None:
 def test_links_use_the_public_url_not_the_host_header(tmp_path: Path) -> None:
     app = make_app(tmp_path, public_url="https://tablero.example")
     client = TestClient(app)
+    # Another host is not served at all (issue 27): 400, nothing made.
     evil = {"host": "evil.example"}
-    created = client.post("/api/matches", json={"game": "morris", "name": "A"}, headers=evil)
+    refused = client.post("/api/matches", json={"game": "morris", "name": "A"}, headers=evil)
+    assert refused.status_code == 400 and "host name" in refused.json()["detail"]
+    assert client.get("/api/me/matches").json() == {"matches": []}
+    # The site's own host (and the test suite's, ALLOWED_HOSTS): links from PUBLIC_URL.
+    own = {"host": "tablero.example"}
+    created = client.post("/api/matches", json={"game": "morris", "name": "A"}, headers=own)
     assert created.json()["invite_url"] == f"https://tablero.example/matches/{created.json()['id']}"
-    page = client.get(f"/matches/{created.json()['id']}", headers={**HTML, **evil}).text
-    assert "evil.example" not in page
+    page = client.get(f"/matches/{created.json()['id']}", headers=HTML).text
+    assert "testserver" not in page
     assert 'value="https://tablero.example/matches/' in page
 
 

@@ -36,7 +36,8 @@ def test_every_games_record_exports_and_imports_back(alice: TestClient, bob: Tes
         assert disposition.endswith(f'{match_id}.{extension}"')
         text = response.text
         assert '[White "Alice"]' in text and '[Black "Bob"]' in text
-        assert f'[Site "http://testserver/matches/{match_id}"]' in text
+        # The configured origin (PUBLIC_URL, unset: http://localhost:PORT), never the request's Host.
+        assert f'[Site "http://localhost:8000/matches/{match_id}"]' in text
         imported = bob.post("/api/records", content=text.encode(), headers={"content-type": "text/plain"})
         assert imported.status_code == 201, imported.text
         body = imported.json()
