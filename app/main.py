@@ -17,6 +17,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 import games
+from app.accounts import api as accounts_api
+from app.accounts import pages as accounts_pages
+from app.accounts.data import AccountData
+from app.accounts.passkeys import PasskeyService
+from app.accounts.service import AccountService
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
 from app.db import Lanes, make_engine, make_sessionmaker, unavailable
@@ -143,6 +148,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         sessions, processes=settings.computer_processes, clock=clock or now
     )
     app.state.reviews = ReviewService(sessions, clock=clock or now, wake=app.state.review_worker.wake)
+    app.state.accounts = AccountService(sessions, clock=clock or now)
+    app.state.passkeys = PasskeyService(sessions, app.state.accounts, clock=clock or now)
+    app.state.account_data = AccountData(sessions, app.state.accounts, matches)
     app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
@@ -150,6 +158,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     # The JSON API first: a request is matched against the routes in order, and its
     # paths (all under /api/) are the hot ones; no page's path starts with /api/.
     app.include_router(api.router)
+    app.include_router(accounts_api.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(typed.router)
@@ -158,6 +167,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(ladder.api_router)
     app.include_router(records.api_router)
     app.include_router(record_pages.router)
+    app.include_router(accounts_pages.router)
     _install_error_handlers(app)
     # Headers on everything (500s included), the cheap refusals before any work.
     app.state.limiter = Limiter() if settings.rate_limits else None
