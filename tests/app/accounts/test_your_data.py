@@ -158,3 +158,23 @@ def test_the_sign_up_form_shows_the_recovery_codes_once(alice: TestClient) -> No
     assert alice.get("/api/account").json()["username"] == "ana"
     refused = alice.post("/signup", data={"username": "9ana", "password": PASSWORD})
     assert refused.status_code == 422 and "starts with a letter" in refused.text
+
+
+def test_the_leaderboard_marks_account_runs_and_filters_them(app: FastAPI, alice: TestClient, bob: TestClient) -> None:
+    from datetime import UTC, datetime
+
+    guest_run = bob.post("/api/ladder/runs", json={"name": "ana"}).json()["id"]
+    sign_up(alice, "ana")
+    account_run = alice.post("/api/ladder/runs", json={"name": "Ana"}).json()["id"]
+    with app.state.sessions.begin() as db:
+        for run_id, score in ((guest_run, 5), (account_run, 3)):
+            run = db.get(LadderRun, run_id)
+            run.status, run.score, run.finished_at = "finished", score, datetime.now(UTC)
+    entries = bob.get("/api/ladder/leaderboard").json()["entries"]
+    assert [(e["run_id"], e["account"]) for e in entries] == [(guest_run, None), (account_run, "ana")]
+    only = bob.get("/api/ladder/leaderboard?accounts=true").json()["entries"]
+    assert [e["run_id"] for e in only] == [account_run]
+    page = bob.get("/ladder/leaderboard").text
+    # The guest who typed "ana" is shown as a guest; only the account's name links to a profile.
+    assert page.count('href="/@/ana"') == 1 and "(guest)" in page
+    assert 'href="/@/ana"' in bob.get("/ladder/leaderboard?accounts=true").text
