@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Path, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.accounts import identity
@@ -228,7 +228,7 @@ def passkey_add(body: PasskeyCredential, request: Request) -> dict[str, Any]:
     responses=refusals(401, 403, 404, 409, 422, 429, 503),
     operation_id="passkey_remove",
 )
-def passkey_remove(passkey_id: int, request: Request) -> Response:
+def passkey_remove(passkey_id: Annotated[int, Path(ge=1, le=2**31 - 1)], request: Request) -> Response:
     """Remove a passkey (409 when it is the only way in left)."""
     passkeys(request).remove(me(request).id, passkey_id)
     return Response(status_code=204)
