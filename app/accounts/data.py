@@ -69,6 +69,10 @@ def usernames_for(db: Session, hashes: Iterable[str | None]) -> dict[str, str]:
     return {holder: name for holder, name in rows}
 
 
+#: Entries the process keeps of ``AccountData.usernames`` (then it starts again).
+NAME_CACHE = 10_000
+
+
 class AccountData:
     def __init__(
         self, sessions: sessionmaker[Session], accounts: AccountService, matches: MatchService
@@ -76,6 +80,25 @@ class AccountData:
         self.sessions = sessions
         self.accounts = accounts
         self.matches = matches
+        self._names: dict[str, str | None] = {}
+
+    def usernames(self, hashes: Iterable[str | None]) -> dict[str, str]:
+        """hash -> username for the seats' hashes that are accounts' (the match page's marks).
+
+        Kept in the process without going stale: a guest's token hash never becomes an
+        account's (claiming moves the rows to a fresh ``holder`` instead), a username never
+        changes, and a closed account's holder is left on no row.
+        """
+        wanted = {h for h in hashes if h}
+        unknown = [h for h in wanted if h not in self._names]
+        if unknown:
+            with self.sessions() as db:
+                found = usernames_for(db, unknown)
+            if len(self._names) > NAME_CACHE:
+                self._names.clear()
+            for h in unknown:
+                self._names[h] = found.get(h)
+        return {h: name for h in wanted if (name := self._names.get(h))}
 
     # ------------------------------------------------------------ the profile
 
@@ -207,9 +230,10 @@ class AccountData:
         Games being played are resigned first (through the match service, so the
         opponent's page hears of it). Then, in one transaction: games with another person
         in them stay for that person (one still going is left to its clock), the account's
-        seats renamed to the ghost name and holding nothing; games with nobody else (the computer, an empty seat, the ladder)
-        are deleted with their moves; the ladder runs go (and so the leaderboard entries);
-        the account and its sessions, passkeys and recovery codes go.
+        seats renamed to the ghost name and holding nothing; games with nobody else (the
+        computer, an empty seat, the ladder) are deleted with their moves; the ladder runs
+        go (and so the leaderboard entries); the account and its sessions, passkeys and
+        recovery codes go.
         """
         with self.sessions() as db:
             account = db.get(Account, account_id)

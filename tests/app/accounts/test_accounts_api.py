@@ -144,7 +144,9 @@ def test_sign_in_gives_a_new_session_id_and_ends_the_old_one(alice: TestClient, 
     assert answer.cookies[SESSION_COOKIE] not in ("", "x" * 43)
 
 
-def test_sign_out_everywhere_else(app: FastAPI, alice: TestClient, bob: TestClient, carol: TestClient) -> None:
+def test_sign_out_everywhere_else(
+    app: FastAPI, alice: TestClient, bob: TestClient, carol: TestClient
+) -> None:
     sign_up(alice)
     assert sign_in(bob) == 200 and sign_in(carol) == 200
     devices = alice.get("/api/account/sessions").json()["devices"]
@@ -164,11 +166,17 @@ def test_recovery_codes_work_once(alice: TestClient, bob: TestClient) -> None:
     assert again.status_code == 401
     # New codes replace the old ones.
     fresh = alice.post("/api/account/recovery-codes").json()["codes"]
-    assert TestClient(bob.app).post("/api/session", json={**body, "recovery_code": codes[4]}).status_code == 401
-    assert TestClient(bob.app).post("/api/session", json={**body, "recovery_code": fresh[0]}).status_code == 200
+    assert (
+        TestClient(bob.app).post("/api/session", json={**body, "recovery_code": codes[4]}).status_code == 401
+    )
+    assert (
+        TestClient(bob.app).post("/api/session", json={**body, "recovery_code": fresh[0]}).status_code == 200
+    )
 
 
-def test_a_game_in_play_is_claimed_at_sign_up_and_goes_on(app: FastAPI, alice: TestClient, bob: TestClient) -> None:
+def test_a_game_in_play_is_claimed_at_sign_up_and_goes_on(
+    app: FastAPI, alice: TestClient, bob: TestClient
+) -> None:
     match_id = started(alice, bob)
     play(alice, match_id, MORRIS_WIN[0])
     sign_up(alice)  # in the middle of the game
@@ -199,7 +207,9 @@ def test_a_seat_created_signed_in_belongs_to_the_account(app: FastAPI, alice: Te
         assert db.scalar(select(Seat.token_hash).where(Seat.match_id == match_id)) == holder
 
 
-def test_ladder_runs_are_claimed_and_started_runs_belong_to_the_account(app: FastAPI, alice: TestClient) -> None:
+def test_ladder_runs_are_claimed_and_started_runs_belong_to_the_account(
+    app: FastAPI, alice: TestClient
+) -> None:
     before = alice.post("/api/ladder/runs", json={"name": "Ana"}).json()["id"]
     sign_up(alice)
     after = alice.post("/api/ladder/runs", json={"name": "Ana"})

@@ -10,7 +10,16 @@ from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 from app.accounts.data import GHOST_NAME
-from app.models import Account, AccountSession, LadderRun, Match, Passkey, RecoveryCode, Seat, WebAuthnCeremony
+from app.models import (
+    Account,
+    AccountSession,
+    LadderRun,
+    Match,
+    Passkey,
+    RecoveryCode,
+    Seat,
+    WebAuthnCeremony,
+)
 from tests.app.accounts.test_accounts_api import PASSWORD, sign_up
 from tests.app.helpers import MORRIS_WIN, create, play, started
 
@@ -128,7 +137,9 @@ def test_the_forms_refuse_another_sites_origin(alice: TestClient, path: str, bod
 
 def test_the_api_refuses_another_sites_origin(alice: TestClient) -> None:
     response = alice.post(
-        "/api/account", json={"username": "ana", "password": PASSWORD}, headers={"origin": "https://evil.example"}
+        "/api/account",
+        json={"username": "ana", "password": PASSWORD},
+        headers={"origin": "https://evil.example"},
     )
     assert response.status_code == 403
     assert alice.get("/api/users/ana").status_code == 404
@@ -160,7 +171,9 @@ def test_the_sign_up_form_shows_the_recovery_codes_once(alice: TestClient) -> No
     assert refused.status_code == 422 and "starts with a letter" in refused.text
 
 
-def test_the_leaderboard_marks_account_runs_and_filters_them(app: FastAPI, alice: TestClient, bob: TestClient) -> None:
+def test_the_leaderboard_marks_account_runs_and_filters_them(
+    app: FastAPI, alice: TestClient, bob: TestClient
+) -> None:
     from datetime import UTC, datetime
 
     guest_run = bob.post("/api/ladder/runs", json={"name": "ana"}).json()["id"]
@@ -178,3 +191,14 @@ def test_the_leaderboard_marks_account_runs_and_filters_them(app: FastAPI, alice
     # The guest who typed "ana" is shown as a guest; only the account's name links to a profile.
     assert page.count('href="/@/ana"') == 1 and "(guest)" in page
     assert 'href="/@/ana"' in bob.get("/ladder/leaderboard?accounts=true").text
+
+
+def test_the_match_page_marks_an_account_and_not_a_guest_of_the_same_name(
+    alice: TestClient, bob: TestClient
+) -> None:
+    sign_up(alice, "Bob")  # an account named Bob plays a guest who typed "Bob"
+    match_id = create(alice)
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Bob"})
+    page = bob.get(f"/matches/{match_id}").text
+    assert page.count('href="/@/Bob"') == 1
+    assert page.count('class="account-mark"') == 1
