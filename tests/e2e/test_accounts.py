@@ -91,6 +91,8 @@ def test_sign_up_in_the_middle_of_a_game_and_finish_it_without_a_reload(
     tab.fill("input[name=password]", "correct horse battery")
     tab.click("button[type=submit]:has-text('password')")
     expect(tab.locator("ol.codes li")).to_have_count(10)
+    answer = tab.request.put(base + "/api/account/preferences", data={"dark": "dark", "large_board": True})
+    assert answer.ok, answer.text()
     tab.close()
     play_line("morris", MORRIS_WIN, (ana, bob), [], start_at=half)
     expect(ana.locator("#live")).to_have_attribute("data-status", "finished")
@@ -108,6 +110,9 @@ def test_sign_up_in_the_middle_of_a_game_and_finish_it_without_a_reload(
     match_id = invite.rstrip("/").rsplit("/", 1)[-1]
     expect(phone.locator(f"a[href*='{match_id}']").first).to_be_visible()
     phone.screenshot(path=str(shots / "my-games-phone.png"), full_page=True)
+    # The account's preferences came with it to this device.
+    expect(phone.locator("html")).to_have_attribute("data-theme", "dark")
+    assert phone.evaluate("localStorage.getItem('tablero-large-board')") == "1"
     phone.goto(base + "/@/ana")
     expect(phone.locator(".profile-games tr:has-text('Morris') td").nth(1)).to_have_text("1")
     expect(phone.locator(".profile-games tr:has-text('Morris') td").nth(2)).to_have_text("1")
