@@ -179,7 +179,7 @@ def passkey_signup(body: PasskeyCredential, request: Request) -> Response:
 @router.post(
     "/session/passkey/options",
     response_model=CeremonyOptions,
-    responses=refusals(400, 403, 413, 429, 503),
+    responses=refusals(400, 403, 413, 422, 429, 503),
     operation_id="passkey_signin_options",
 )
 def passkey_signin_options(request: Request) -> dict[str, Any]:
