@@ -89,6 +89,17 @@
       await post("/api/account/passkeys", { ceremony: start.ceremony, credential: asJSON(cred) });
       window.location.reload();
     },
+    async close() {
+      const start = await post("/api/session/passkey/options", {});
+      const cred = await navigator.credentials.get({ publicKey: requestOptions(start.options) });
+      const answer = await fetch("/api/account", {
+        method: "DELETE", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body: JSON.stringify({ ceremony: start.ceremony, credential: asJSON(cred) }),
+      });
+      if (!answer.ok) throw new Error((await answer.json().catch(() => ({}))).detail || String(answer.status));
+      window.location.assign("/");
+    },
     async remove(button) {
       const answer = await fetch(`/api/account/passkeys/${button.dataset.id}`, { method: "DELETE", credentials: "same-origin" });
       if (!answer.ok) throw new Error((await answer.json().catch(() => ({}))).detail || String(answer.status));

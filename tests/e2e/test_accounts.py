@@ -68,6 +68,12 @@ def test_sign_up_with_a_passkey_then_sign_in_with_it_elsewhere(server: LiveServe
     expect(other).to_have_url(base + "/games")
     expect(other.locator("header .account-name")).to_have_text("Ana")
     assert other.context.request.get(base + "/api/account").json()["username"] == "Ana"
+    # Closing the account is confirmed with the passkey (this account has no password).
+    other.goto(base + "/account")
+    expect(other.locator("form[action='/account/close']")).to_have_count(0)
+    other.click("[data-passkey=close]")
+    expect(other).to_have_url(base + "/")
+    assert other.context.request.get(base + "/api/users/Ana").status == 404
     first.close()
     second.close()
 
