@@ -61,11 +61,13 @@ def _page(
 
 
 def _welcome(request: Request, signed: SignedIn) -> Response:
-    """After a sign-up: the recovery codes, shown this once, and the session cookie."""
+    """After a sign-up: the recovery codes, shown this once, and the session cookie; the
+    page's header already shows the new account."""
+    answer = signed_in_answer(request, signed, 200, {})
+    request.state.account = accounts(request).account_of_session(signed.session_id)
     page = _page(
         request, "accounts/codes.html", codes=signed.recovery_codes, username=signed.username, new=True
     )
-    answer = signed_in_answer(request, signed, 200, {})
     page.headers.append("set-cookie", answer.headers["set-cookie"])
     return page
 

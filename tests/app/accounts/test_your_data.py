@@ -202,3 +202,8 @@ def test_the_match_page_marks_an_account_and_not_a_guest_of_the_same_name(
     page = bob.get(f"/matches/{match_id}").text
     assert page.count('href="/@/Bob"') == 1
     assert page.count('class="account-mark"') == 1
+
+
+def test_the_welcome_page_header_shows_the_new_account(alice: TestClient) -> None:
+    page = alice.post("/signup", data={"username": "ana", "password": PASSWORD}).text
+    assert 'href="/@/ana" class="account-name"' in page and 'href="/signup"' not in page
