@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Path, Request, Response
+from fastapi import APIRouter, Path, Request, Response, Security
 from fastapi.responses import JSONResponse
+from fastapi.security import APIKeyCookie
 
 from app.accounts import identity
 from app.accounts.data import AccountData
@@ -39,6 +40,9 @@ from app.texts import N_
 from app.web import player_token, settings
 
 router = APIRouter(prefix="/api", tags=["accounts"])
+#: Declares the session cookie in the OpenAPI document for the calls that need one (the
+#: check itself is ``me``: 401 with a readable message).
+SESSION = [Security(APIKeyCookie(name=identity.SESSION_COOKIE, auto_error=False))]
 NOT_SIGNED_IN = N_("you are not signed in")
 
 
@@ -202,6 +206,7 @@ def passkey_signin(body: PasskeyCredential, request: Request) -> Response:
     response_model=CeremonyOptions,
     responses=WRITES,
     operation_id="passkey_add_options",
+    dependencies=SESSION,
 )
 def passkey_add_options(request: Request) -> dict[str, Any]:
     """Add a passkey to the signed-in account, step 1."""
@@ -214,6 +219,7 @@ def passkey_add_options(request: Request) -> dict[str, Any]:
     response_model=AccountPublic,
     responses=WRITES,
     operation_id="passkey_add",
+    dependencies=SESSION,
 )
 def passkey_add(body: PasskeyCredential, request: Request) -> dict[str, Any]:
     """Add a passkey, step 2: the new credential. Answers the account."""
@@ -227,6 +233,7 @@ def passkey_add(body: PasskeyCredential, request: Request) -> dict[str, Any]:
     status_code=204,
     responses=refusals(401, 403, 404, 409, 422, 429, 503),
     operation_id="passkey_remove",
+    dependencies=SESSION,
 )
 def passkey_remove(passkey_id: Annotated[int, Path(ge=1, le=2**31 - 1)], request: Request) -> Response:
     """Remove a passkey (409 when it is the only way in left)."""
@@ -237,13 +244,21 @@ def passkey_remove(passkey_id: Annotated[int, Path(ge=1, le=2**31 - 1)], request
 # ------------------------------------------------------------------ the account
 
 
-@router.get("/account", response_model=AccountPublic, responses=READS, operation_id="get_account")
+@router.get(
+    "/account",
+    response_model=AccountPublic,
+    responses=READS,
+    operation_id="get_account",
+    dependencies=SESSION,
+)
 def get_account(request: Request) -> dict[str, Any]:
     """The signed-in account: username, created_at, passkeys, has_password, preferences."""
     return accounts(request).summary(me(request).id)
 
 
-@router.put("/account/password", status_code=204, responses=WRITES, operation_id="set_password")
+@router.put(
+    "/account/password", status_code=204, responses=WRITES, operation_id="set_password", dependencies=SESSION
+)
 def set_password(body: PasswordSet, request: Request) -> Response:
     """Set a password, or change it (the current one is then required: 403 if wrong)."""
     accounts(request).set_password(me(request).id, body.password, body.current_password)
@@ -256,6 +271,7 @@ def set_password(body: PasswordSet, request: Request) -> Response:
     response_model=RecoveryCodes,
     responses=WRITES,
     operation_id="new_recovery_codes",
+    dependencies=SESSION,
 )
 def new_recovery_codes(request: Request) -> dict[str, Any]:
     """New recovery codes (shown once); every earlier code stops working."""
@@ -263,28 +279,44 @@ def new_recovery_codes(request: Request) -> dict[str, Any]:
 
 
 @router.put(
-    "/account/preferences", response_model=Preferences, responses=WRITES, operation_id="set_preferences"
+    "/account/preferences",
+    response_model=Preferences,
+    responses=WRITES,
+    operation_id="set_preferences",
+    dependencies=SESSION,
 )
 def set_preferences(body: Preferences, request: Request) -> dict[str, Any]:
     """Keep preferences with the account (fields left out or null are kept as they were)."""
     return accounts(request).set_preferences(me(request).id, body.model_dump(exclude_none=True))
 
 
-@router.get("/account/sessions", response_model=Devices, responses=READS, operation_id="list_sessions")
+@router.get(
+    "/account/sessions",
+    response_model=Devices,
+    responses=READS,
+    operation_id="list_sessions",
+    dependencies=SESSION,
+)
 def list_sessions(request: Request) -> dict[str, Any]:
     """The browsers signed in to the account (this one marked ``current``)."""
     account = me(request)
     return {"devices": accounts(request).devices(account.id, identity.session_id(request) or "")}
 
 
-@router.delete("/account/sessions", response_model=Ended, responses=WRITES, operation_id="end_other_sessions")
+@router.delete(
+    "/account/sessions",
+    response_model=Ended,
+    responses=WRITES,
+    operation_id="end_other_sessions",
+    dependencies=SESSION,
+)
 def end_other_sessions(request: Request) -> dict[str, Any]:
     """Sign out everywhere else: every session of the account but this one ends."""
     account = me(request)
     return {"ended": accounts(request).end_other_sessions(account.id, identity.session_id(request) or "")}
 
 
-@router.get("/account/export", responses=READS, operation_id="export_account")
+@router.get("/account/export", responses=READS, operation_id="export_account", dependencies=SESSION)
 def export_account(request: Request) -> JSONResponse:
     """All personal data as JSON: account, sessions, passkeys, seats with their games'
     moves, ladder runs."""
@@ -298,7 +330,9 @@ def export_account(request: Request) -> JSONResponse:
     )
 
 
-@router.delete("/account", status_code=204, responses=WRITES, operation_id="delete_account")
+@router.delete(
+    "/account", status_code=204, responses=WRITES, operation_id="delete_account", dependencies=SESSION
+)
 def delete_account(body: AccountDelete, request: Request) -> Response:
     """Close the account after re-authentication (the password, or a passkey assertion):
     its personal data is deleted now; finished games stay for the opponent under the
