@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from http import HTTPStatus
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -184,11 +185,22 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     return app
 
 
+def _every_route(routes: list[Any]) -> Iterator[Any]:
+    """The routes, with those of each included router (FastAPI keeps an included router as
+    one entry that matches for its first route only; ours are included without a prefix)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _every_route(inner.routes)
+        else:
+            yield route
+
+
 def _allowed_methods(app: FastAPI, request: Request) -> set[str]:
     """Every method some route serves at this path: Starlette names only the first route's,
     and a path with a GET and a POST handler (a review) is two routes."""
     methods: set[str] = set()
-    for route in app.router.routes:
+    for route in _every_route(app.router.routes):
         match, _ = route.matches(request.scope)
         if match is not Match.NONE:
             methods |= set(getattr(route, "methods", None) or ())

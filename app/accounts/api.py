@@ -229,7 +229,7 @@ def passkey_add(body: PasskeyCredential, request: Request) -> dict[str, Any]:
 
 
 @router.delete(
-    "/account/passkeys/{passkey_id}",
+    "/account/passkeys/{passkey_id:int}",
     status_code=204,
     responses=refusals(401, 403, 404, 409, 422, 429, 503),
     operation_id="passkey_remove",
