@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from http import HTTPStatus
@@ -18,6 +18,11 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 import games
+from app.accounts import api as accounts_api
+from app.accounts import pages as accounts_pages
+from app.accounts.data import AccountData
+from app.accounts.passkeys import PasskeyService
+from app.accounts.service import AccountService
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
 from app.db import Lanes, make_engine, make_sessionmaker, unavailable
@@ -161,6 +166,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         sessions, processes=settings.computer_processes, clock=clock or now
     )
     app.state.reviews = ReviewService(sessions, clock=clock or now, wake=app.state.review_worker.wake)
+    app.state.accounts = AccountService(sessions, clock=clock or now)
+    app.state.passkeys = PasskeyService(sessions, app.state.accounts, clock=clock or now)
+    app.state.account_data = AccountData(sessions, app.state.accounts, matches)
     app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
     app.state.presence = Presence(sessions, clock or now)
     app.state.heartbeat = Heartbeat(sessions, matches, clock=clock or now, flush=app.state.presence.flush)
@@ -174,6 +182,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(api.router)
     app.include_router(seeks.router)
     app.include_router(push_routes.router)
+    app.include_router(accounts_api.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(match_pages.router)
@@ -187,6 +196,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(learn_pages.router)
     app.include_router(learn_puzzles.api_router)
     app.include_router(learn_puzzles.router)
+    app.include_router(accounts_pages.router)
     _install_error_handlers(app)
     # Headers on everything (500s included), the cheap refusals before any work.
     app.state.limiter = Limiter() if settings.rate_limits else None
@@ -206,31 +216,28 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     return app
 
 
+def _every_route(routes: list[Any]) -> Iterator[Any]:
+    """The routes, with those of each included router (FastAPI keeps an included router as
+    one entry that matches for its first route only; ours are included without a prefix)."""
+    for route in routes:
+        inner = getattr(route, "original_router", None)
+        if inner is not None:
+            yield from _every_route(inner.routes)
+        else:
+            yield route
+
+
 def _allowed_methods(app: FastAPI, request: Request) -> set[str]:
     """Every method some route serves at this path: Starlette names only the first route's,
     and a path with a GET and a POST handler (a review) is two routes."""
     methods: set[str] = set()
-    for route in _routes(app.router.routes, request.scope):
+    for route in _every_route(app.router.routes):
         match, _ = route.matches(request.scope)
         if match is not Match.NONE:
             methods |= set(getattr(route, "methods", None) or ())
     if "GET" in methods:
         methods.add("HEAD")
     return methods
-
-
-def _routes(routes: list[Any], scope: Scope) -> list[Any]:
-    """Every route, those of included routers too: FastAPI now wraps an included router in
-    one route whose ``methods`` is None (the 405's Allow named only POST for a review)."""
-    found = []
-    for route in routes:
-        inner = getattr(route, "original_router", None)
-        context = getattr(route, "include_context", None)
-        if inner is not None and not getattr(context, "prefix", ""):
-            found += _routes(list(inner.routes), scope)
-        else:
-            found.append(route)
-    return found
 
 
 def _wants_json(request: Request) -> bool:

@@ -64,6 +64,11 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
     translation = i18n.translations(language(request))
     gettext = translation.gettext
     names = {s.side: texts.seat_name(match.game, s, gettext) for s in match.seats}
+    # Seats held by accounts: their names are links with a mark (issue 30).
+    holders = request.app.state.account_data.usernames(s.token_hash for s in match.seats)
+    extra.setdefault(
+        "account_names", {s.side: holders[s.token_hash] for s in match.seats if s.token_hash in holders}
+    )
     moment = request.app.state.matches.clock()
     extra.setdefault("timing", clock_state(match, game.to_move(positions[-1]), moment))
     # The words static/clocks.js speaks as the viewer's own clock runs low.

@@ -10,6 +10,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     UniqueConstraint,
@@ -271,3 +272,99 @@ class RatingChange(Base):
     #: The repeated-pairing factor the change was multiplied by (1: none).
     damping: Mapped[float] = mapped_column(default=1.0)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+# ------------------------------------------------------------------ accounts (issue 30)
+
+
+class Account(Base):
+    """A person who signed up. Seats and ladder runs it owns hold its ``holder`` hash.
+
+    ``holder`` is the SHA-256 of 32 random bytes that were never stored nor sent: no
+    browser can present a token that hashes to it, so only a signed-in session (which
+    maps to the account, hence to ``holder``) plays the account's seats. Claiming a
+    guest's rows is one UPDATE from the guest's token hash to ``holder``.
+    """
+
+    __tablename__ = "accounts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    username: Mapped[str] = mapped_column(String(20))
+    #: ``username.casefold()``: unique, so "Ana" and "ana" cannot both exist.
+    username_key: Mapped[str] = mapped_column(String(20), unique=True)
+    holder: Mapped[str] = mapped_column(String(64), unique=True)
+    #: Argon2id (argon2-cffi's encoded form), or None for a passkey-only account.
+    password_hash: Mapped[str | None] = mapped_column(Text)
+    #: WebAuthn user handle (base64url of 32 random bytes); never the username.
+    user_handle: Mapped[str] = mapped_column(String(64), unique=True)
+    #: JSON object of preferences (language, sound, dark, flip, large_board).
+    preferences: Mapped[str] = mapped_column(Text, default="{}")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class AccountSession(Base):
+    """A signed-in browser. The cookie holds a random id; only its SHA-256 is stored."""
+
+    __tablename__ = "account_sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    #: The browser's own description of itself (User-Agent, cut), for the devices list.
+    device: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class Passkey(Base):
+    __tablename__ = "passkeys"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    #: base64url of the credential id the authenticator chose.
+    credential_id: Mapped[str] = mapped_column(String(1400), unique=True)
+    public_key: Mapped[bytes] = mapped_column(LargeBinary)
+    sign_count: Mapped[int] = mapped_column(Integer, default=0)
+    name: Mapped[str] = mapped_column(String(64), default="")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class RecoveryCode(Base):
+    """One-time codes shown once; stored as SHA-256 (each code holds 80 random bits)."""
+
+    __tablename__ = "recovery_codes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    account_id: Mapped[int] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"), index=True)
+    code_hash: Mapped[str] = mapped_column(String(64), index=True)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SignInFailure(Base):
+    """Failed sign-ins counted per username and per address, in the database so that
+    every process sees the same counts."""
+
+    __tablename__ = "sign_in_failures"
+
+    #: "user:<casefolded name>" or "addr:<hashed client key>".
+    key: Mapped[str] = mapped_column(String(96), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class WebAuthnCeremony(Base):
+    """A passkey ceremony between its options and its verification: the challenge is
+    kept here (not in a process's memory), used once and only for a few minutes."""
+
+    __tablename__ = "webauthn_ceremonies"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    #: signup | add | signin
+    purpose: Mapped[str] = mapped_column(String(16))
+    challenge: Mapped[str] = mapped_column(String(128))
+    #: The account adding a passkey; None for sign-up and sign-in.
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    #: Sign-up: the username asked for, and the user handle offered to the authenticator.
+    username: Mapped[str | None] = mapped_column(String(20))
+    user_handle: Mapped[str | None] = mapped_column(String(64))
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -85,8 +85,7 @@ MARK_LABELS = {"inaccuracy": N_("inaccuracy"), "blunder": N_("blunder")}
 
 
 def review_key(game: str, initial: str, moves: tuple[str, ...]) -> str:
-    text = "\n".join((game, initial, *moves))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256("\n".join((game, initial, *moves)).encode("utf-8")).hexdigest()
 
 
 def analyse_position(

@@ -260,6 +260,8 @@ class LeaderboardEntry(BaseModel):
     score: int
     finished_at: str | None
     run_id: str
+    #: The account's username when the run belongs to an account (added); null for a guest.
+    account: str | None = None
 
 
 class Leaderboard(BaseModel):

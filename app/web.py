@@ -14,6 +14,7 @@ from jinja2 import pass_context
 
 import games
 from app import i18n, texts
+from app.accounts.identity import signed_in
 from app.config import ROOT, Settings
 from app.services import clocks
 from app.services.tokens import PLAYER_COOKIE, new_token, token_hash
@@ -33,12 +34,21 @@ def player_token(request: Request) -> str | None:
 
 
 def viewer_hash(request: Request) -> str | None:
+    """Who this request is for the seats and runs: the signed-in account's holder hash,
+    else the browser's guest token hash (issue 30; app/accounts/identity.py)."""
+    account = signed_in(request)
+    if account is not None:
+        return account.holder
     token = player_token(request)
     return token_hash(token) if token else None
 
 
 def ensure_player(request: Request, response: Response) -> str:
-    """This browser's player token hash, giving it a new token cookie if it has none."""
+    """This browser's player token hash, giving it a new token cookie if it has none;
+    signed in, the account's holder hash (a seat created now belongs to the account)."""
+    account = signed_in(request)
+    if account is not None:
+        return account.holder
     token = player_token(request)
     if token is None:
         token = new_token()
@@ -143,6 +153,8 @@ def page_context(request: Request, **extra: Any) -> dict[str, Any]:
         "my_name": remembered_name(request),
         # Called by the header only, so partials cost no query.
         "my_move_count": lambda: request.app.state.matches.my_move_count(viewer_hash(request)),
+        # The header's "who you are": the signed-in account or None (a guest).
+        "me": lambda: signed_in(request),
     }
     context.update(extra)
     return context

@@ -58,8 +58,12 @@ def get_run(run_id: str, request: Request) -> dict[str, Any]:
 
 
 @api_router.get("/leaderboard", responses=READS, response_model=Leaderboard)
-def leaderboard(request: Request, page: Annotated[int, Query(ge=1, le=100000)] = 1) -> dict[str, Any]:
-    standings, total = ladder(request).leaderboard(page)
+def leaderboard(
+    request: Request,
+    page: Annotated[int, Query(ge=1, le=100000)] = 1,
+    accounts: Annotated[bool, Query(description="only runs that belong to accounts")] = False,
+) -> dict[str, Any]:
+    standings, total = ladder(request).leaderboard(page, accounts_only=accounts)
     return {
         "entries": [
             {
@@ -70,6 +74,7 @@ def leaderboard(request: Request, page: Annotated[int, Query(ge=1, le=100000)] =
                 "score": s.run.score,
                 "finished_at": _iso(s.run.finished_at),
                 "run_id": s.run.id,
+                "account": s.account,
             }
             for s in standings
         ],
@@ -116,9 +121,11 @@ def run_page(request: Request, run_id: str) -> Response:
 
 
 @router.get("/ladder/leaderboard", response_class=HTMLResponse)
-def leaderboard_page(request: Request, page: Annotated[int, Query(ge=1, le=100000)] = 1) -> Response:
+def leaderboard_page(
+    request: Request, page: Annotated[int, Query(ge=1, le=100000)] = 1, accounts: bool = False
+) -> Response:
     service = ladder(request)
-    standings, total = service.leaderboard(page)
+    standings, total = service.leaderboard(page, accounts_only=accounts)
     best = service.best_of(viewer_hash(request))
     context = page_context(
         request,
@@ -126,5 +133,6 @@ def leaderboard_page(request: Request, page: Annotated[int, Query(ge=1, le=10000
         page=page,
         pages=max(1, -(-total // PAGE_SIZE)),
         best_id=best.id if best else None,
+        accounts_only=accounts,
     )
     return templates.TemplateResponse(request, "leaderboard.html", context)

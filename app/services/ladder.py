@@ -19,7 +19,7 @@ from app import fairness
 from app.matches.lifecycle import build_match
 from app.matches.model import computer_name
 from app.matches.service import MatchService
-from app.models import LadderRun, Match, Seat
+from app.models import Account, LadderRun, Match, Seat
 from app.services.errors import Forbidden, NotFound
 from app.services.names import clean_name
 from app.services.tokens import same
@@ -53,6 +53,8 @@ def white_think_ms(match: Match) -> int:
 class Standing:
     rank: int
     run: LadderRun
+    #: The username of the account holding the run; None for a guest's run.
+    account: str | None = None
 
 
 class LadderService:
@@ -100,22 +102,30 @@ class LadderService:
                 _ = match.seats, match.moves
             return found
 
-    def leaderboard(self, page: int = 1) -> tuple[list[Standing], int]:
-        """One page of finished runs, best score first (earlier finish breaks ties)."""
+    def leaderboard(self, page: int = 1, accounts_only: bool = False) -> tuple[list[Standing], int]:
+        """One page of finished runs, best score first (earlier finish breaks ties); each
+        with its account's username when an account holds it (``accounts_only``: only those)."""
         page = max(1, page)
+        finished = [LadderRun.status == "finished"]
+        if accounts_only:
+            finished.append(Account.id.is_not(None))
         with self.sessions() as db:
             total = db.scalar(
-                select(func.count()).select_from(LadderRun).where(LadderRun.status == "finished")
+                select(func.count())
+                .select_from(LadderRun)
+                .outerjoin(Account, Account.holder == LadderRun.token_hash)
+                .where(*finished)
             )
-            runs = db.scalars(
-                select(LadderRun)
-                .where(LadderRun.status == "finished")
+            rows = db.execute(
+                select(LadderRun, Account.username)
+                .outerjoin(Account, Account.holder == LadderRun.token_hash)
+                .where(*finished)
                 .order_by(LadderRun.score.desc(), LadderRun.finished_at, LadderRun.id)
                 .offset((page - 1) * PAGE_SIZE)
                 .limit(PAGE_SIZE)
-            )
+            ).all()
             first = (page - 1) * PAGE_SIZE + 1
-            return [Standing(first + i, run) for i, run in enumerate(runs)], int(total or 0)
+            return [Standing(first + i, run, name) for i, (run, name) in enumerate(rows)], int(total or 0)
 
     def best_of(self, token_hash: str | None) -> LadderRun | None:
         """This browser's best finished run, to highlight on the leaderboard."""

@@ -1,7 +1,7 @@
 """ratings: one Glicko-2 rating per account, game and category, and each rated game's changes
 
 Revision ID: 0011
-Revises: 0008
+Revises: 0009
 Create Date: 2026-12-02 17:00:00
 
 The account columns are plain integers for now: their foreign keys to accounts.id are
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0011"
-down_revision: str | Sequence[str] | None = "0008"
+down_revision: str | Sequence[str] | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

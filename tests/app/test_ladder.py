@@ -214,6 +214,7 @@ def test_leaderboard_orders_finished_runs_and_pages(player: TestClient, quiet_ap
         "score",
         "finished_at",
         "run_id",
+        "account",  # added by accounts (issue 30): null for a guest's run
     }
     page = player.get("/ladder/leaderboard", headers={"accept": "text/html"}).text
     assert 'class="mine"' in page  # this browser's best run is highlighted
