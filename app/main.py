@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
 import games
+from app.compression import Compression
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
 from app.db import Lanes, make_engine, make_sessionmaker, unavailable
@@ -39,6 +40,7 @@ from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
 from app.services.matches import MatchService, now
 from app.services.records import RecordService
+from app.static_files import HashedStatic
 from app.texts import N_
 from app.web import localized, page_context, templates, warm_up
 from games.base import GameError
@@ -146,7 +148,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
-    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.mount("/static", HashedStatic(directory=str(ROOT / "static")), name="static")
     # The JSON API first: a request is matched against the routes in order, and its
     # paths (all under /api/) are the hot ones; no page's path starts with /api/.
     app.include_router(api.router)
@@ -171,6 +173,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         limiter=app.state.limiter,
         streams_per_client=settings.streams_per_client,
     )
+    if settings.compression:
+        # Outermost: it sees the final headers, and Hardening's own answers (a 500 page) too.
+        app.add_middleware(Compression)
     return app
 
 

@@ -17,6 +17,7 @@ from app import i18n, texts
 from app.config import ROOT, Settings
 from app.services import clocks
 from app.services.tokens import PLAYER_COOKIE, new_token, token_hash
+from app.static_files import static_url
 
 COOKIE_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
 
@@ -118,6 +119,7 @@ def seat_name(context: Any, seat: Any, game_name: str) -> str:
 
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
 templates.env.globals["LANGUAGES"] = i18n.LANGUAGES
+templates.env.globals["static_url"] = static_url
 templates.env.globals["side_label"] = texts.side_label
 templates.env.globals["reason_text"] = texts.reason_text
 templates.env.filters["title_of"] = lambda name: games.get(name).title
