@@ -62,7 +62,7 @@ def asset_urls(server: LiveServer, page: bytes) -> list[str]:
 @pytest.mark.parametrize("coding", ["br", "gzip"])
 def test_page_styles_and_scripts_are_compressed_with_vary(server: LiveServer, coding: str) -> None:
     url = match_page(server)
-    plain_response, plain = raw_get(url, None)
+    plain_response, _ = raw_get(url, None)
     assert plain_response.headers.get("content-encoding") is None
     response, body = raw_get(url, f"{coding}, deflate")
     assert response.status_code == 200
