@@ -207,9 +207,11 @@ def _error_response(
     if len(request.url.path) > MAX_MESSAGE:
         # The page's language links repeat the path: not a 20 KB one.
         request = Request({**request.scope, "path": "/", "raw_path": b"/"}, request.receive)
+    # A refusal may say more than its sentence (the games a limit counted: fairness.py).
+    more = error.body() if callable(getattr(error, "body", None)) else {}  # type: ignore[attr-defined]
     if _wants_json(request):
-        return JSONResponse({"detail": _clip(str(error))}, status_code=status, headers=headers)
-    context = page_context(request, status=status, message=_clip(localized(request, error)))
+        return JSONResponse({"detail": _clip(str(error)), **more}, status_code=status, headers=headers)
+    context = page_context(request, status=status, message=_clip(localized(request, error)), more=more)
     return templates.TemplateResponse(request, "error.html", context, status_code=status, headers=headers)
 
 

@@ -120,6 +120,7 @@ def seat_name(context: Any, seat: Any, game_name: str) -> str:
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
 templates.env.globals["LANGUAGES"] = i18n.LANGUAGES
 templates.env.globals["static_url"] = static_url
+templates.env.globals["computer_level_name"] = texts.computer_name
 templates.env.globals["side_label"] = texts.side_label
 templates.env.globals["reason_text"] = texts.reason_text
 templates.env.filters["title_of"] = lambda name: games.get(name).title
