@@ -9,6 +9,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 import games
 from app import boards, graph
+from app.analysis_view import analysis_extras
 from app.review import MARK_LABELS, review_public
 from app.routes.pages import computer_level
 from app.routes.records import load_line
@@ -170,6 +171,7 @@ def analysis_context(request: Request, line: Line, at: int | None) -> dict[str, 
         playable=bool(game.legal_moves(game.parse_position(base))),
         **variation_view(game, base, [], (), last=last, hint=hint),
         **extra,
+        **analysis_extras(game, list(line.moves), base, entry),
     )
 
 
