@@ -121,6 +121,17 @@ templates = Jinja2Templates(directory=str(ROOT / "templates"))
 templates.env.globals["LANGUAGES"] = i18n.LANGUAGES
 templates.env.globals["static_url"] = static_url
 templates.env.globals["computer_level_name"] = texts.computer_name
+
+
+@pass_context
+def rule_figure(context: Any, key: str) -> Any:
+    """A rules page's figure (app/rule_figures.py) in the page's language."""
+    from app.rule_figures import figure_html  # it renders board templates: after they exist
+
+    return figure_html(key, context["_"])
+
+
+templates.env.globals["rule_figure"] = rule_figure
 templates.env.globals["side_label"] = texts.side_label
 templates.env.globals["reason_text"] = texts.reason_text
 templates.env.filters["title_of"] = lambda name: games.get(name).title
