@@ -25,7 +25,7 @@ from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.pg_events import PgBroker, listening
 from app.review import ReviewService, ReviewWorker
-from app.routes import api, api_docs, events, ladder, pages, record_pages, records, typed
+from app.routes import api, api_docs, events, ladder, pages, premoves, record_pages, records, typed
 from app.routes.move_calls import MoveCalls
 from app.security import (
     Hardening,
@@ -155,6 +155,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(typed.router)
+    app.include_router(premoves.router)
     app.include_router(events.router)
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
