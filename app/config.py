@@ -63,6 +63,9 @@ class Settings:
     cleanup_seconds: float = 600.0
     #: Open event streams one client (address) may hold at once; more get 429.
     streams_per_client: int = 32
+    #: Compress HTML, CSS, JS and JSON (brotli or gzip, app/compression.py); off
+    #: (COMPRESSION=off) leaves it to a proxy in front, which then spends the CPU.
+    compression: bool = True
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -76,6 +79,8 @@ class Settings:
             kwargs["computer_thinker"] = os.environ["TABLERO_TEST_OPPONENT"]
         if os.environ.get("RATE_LIMITS", "").lower() in {"0", "off", "false", "no"}:
             kwargs["rate_limits"] = False
+        if os.environ.get("COMPRESSION", "").lower() in {"0", "off", "false", "no"}:
+            kwargs["compression"] = False
         if os.environ.get("STREAMS_PER_CLIENT"):
             kwargs["streams_per_client"] = max(1, int(os.environ["STREAMS_PER_CLIENT"]))
         if os.environ.get("SECRET_KEY"):

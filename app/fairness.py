@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from app.models import Match, Seat
 from app.services.errors import Conflict
@@ -24,8 +25,13 @@ from app.texts import N_
 #: one address (several players may share one, behind a school's NAT, say).
 MAX_OPEN_SEEKS = 3
 MAX_OPEN_SEEKS_PER_ADDRESS = 10
-#: Games against the computer one player may have going at once (the ladder included).
-MAX_COMPUTER_GAMES = 5
+#: Games against the computer one player may have going at once (the ladder included):
+#: room to sample the four levels of two games side by side (8), not to hold the
+#: computer's queue (its round robin serves each player in turn however many they hold).
+MAX_COMPUTER_GAMES = 10
+#: The same from one address (several players behind one school's NAT, say); the address
+#: is counted by the hash a match keeps of its creator's key (``matches.client_key``).
+MAX_COMPUTER_GAMES_PER_ADDRESS = 30
 
 
 def check_open_seeks(db: Session, token_hash: str, client_key: str | None) -> None:
@@ -41,23 +47,104 @@ def check_open_seeks(db: Session, token_hash: str, client_key: str | None) -> No
             raise Conflict(N_("too many public matches from your network are waiting for an opponent"))
 
 
+@dataclass(frozen=True)
+class RunningGame:
+    """One of a player's games against the computer, as the refusal lists it."""
+
+    id: str
+    game: str
+    opponent: str
+    level: int
+    ply: int
+    your_move: bool
+    ladder: bool
+
+
+class ComputerGamesFull(Conflict):
+    """The refusal of one game too many, with the games going (each can be resigned)."""
+
+    def __init__(self, running: Sequence[RunningGame]) -> None:
+        super().__init__(
+            N_("you already have %(num)s games against the computer going; finish or resign one first"),
+            num=MAX_COMPUTER_GAMES,
+        )
+        self.running = list(running)
+
+    def body(self) -> dict[str, object]:
+        """What the JSON refusal adds to its ``detail``."""
+        return {
+            "games": [
+                {
+                    "id": g.id,
+                    "game": g.game,
+                    "opponent": g.opponent,
+                    "level": g.level,
+                    "ply": g.ply,
+                    "your_move": g.your_move,
+                    "ladder": g.ladder,
+                    "url": f"/matches/{g.id}",
+                    "resign": f"/api/matches/{g.id}/resign",
+                }
+                for g in self.running
+            ]
+        }
+
+
+def _computer_matches() -> Any:
+    return select(Seat.match_id).where(Seat.ai_level.is_not(None))
+
+
 def computer_games_of(db: Session, token_hash: str) -> int:
-    computer = select(Seat.match_id).where(Seat.ai_level.is_not(None))
     return int(
         db.scalar(
             select(func.count(func.distinct(Match.id)))
             .join(Seat, Seat.match_id == Match.id)
-            .where(Match.status == "playing", Seat.token_hash == token_hash, Match.id.in_(computer))
+            .where(
+                Match.status == "playing", Seat.token_hash == token_hash, Match.id.in_(_computer_matches())
+            )
         )
         or 0
     )
 
 
-def check_computer_games(db: Session, token_hash: str) -> None:
-    if computer_games_of(db, token_hash) >= MAX_COMPUTER_GAMES:
-        raise Conflict(
-            N_("you already have five games against the computer going; finish or resign one first")
+def running_computer_games(db: Session, token_hash: str) -> list[RunningGame]:
+    """The player's games against the computer being played, the latest change first."""
+    matches = db.scalars(
+        select(Match)
+        .join(Seat, Seat.match_id == Match.id)
+        .where(Match.status == "playing", Seat.token_hash == token_hash, Match.id.in_(_computer_matches()))
+        .order_by(Match.updated_at.desc())
+        .limit(MAX_COMPUTER_GAMES * 2)
+        .options(selectinload(Match.seats))
+    ).all()
+    running = []
+    for match in dict.fromkeys(matches):
+        computer = next(s for s in match.seats if s.ai_level is not None)
+        running.append(
+            RunningGame(
+                id=match.id,
+                game=match.game,
+                opponent=computer.name,
+                level=int(computer.ai_level or 0),
+                ply=match.ply,
+                your_move=match.ai_turn_at is None,
+                ladder=match.ladder_run_id is not None,
+            )
         )
+    return running
+
+
+def check_computer_games(db: Session, token_hash: str, client_key: str | None = None) -> None:
+    if computer_games_of(db, token_hash) >= MAX_COMPUTER_GAMES:
+        raise ComputerGamesFull(running_computer_games(db, token_hash))
+    if client_key is not None:
+        from_here = db.scalar(
+            select(func.count(Match.id)).where(
+                Match.status == "playing", Match.client_key == client_key, Match.id.in_(_computer_matches())
+            )
+        )
+        if (from_here or 0) >= MAX_COMPUTER_GAMES_PER_ADDRESS:
+            raise Conflict(N_("too many games against the computer from your network are going"))
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ from app.accounts import pages as accounts_pages
 from app.accounts.data import AccountData
 from app.accounts.passkeys import PasskeyService
 from app.accounts.service import AccountService
+from app.compression import Compression
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
 from app.db import Lanes, make_engine, make_sessionmaker, unavailable
@@ -42,7 +43,18 @@ from app.push import routes as push_routes
 from app.push import wiring as push_wiring
 from app.rate_limits import Limiter, TooManyRequests
 from app.review import ReviewService, ReviewWorker
-from app.routes import api, api_docs, events, ladder, match_pages, pages, record_pages, records, typed
+from app.routes import (
+    api,
+    api_docs,
+    events,
+    ladder,
+    match_pages,
+    pages,
+    premoves,
+    record_pages,
+    records,
+    typed,
+)
 from app.routes.move_calls import MoveCalls
 from app.security import Hardening, Scope
 from app.seeks import routes as seeks
@@ -50,6 +62,7 @@ from app.services.cleanup import Cleanup
 from app.services.errors import Invalid, ServiceError
 from app.services.ladder import LadderService
 from app.services.records import RecordService
+from app.static_files import HashedStatic
 from app.texts import N_
 from app.web import localized, page_context, templates, warm_up
 from games.base import GameError
@@ -176,7 +189,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     push_wiring.install(app, clock or now)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
-    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.mount("/static", HashedStatic(directory=str(ROOT / "static")), name="static")
     # The JSON API first: a request is matched against the routes in order, and its
     # paths (all under /api/) are the hot ones; no page's path starts with /api/.
     app.include_router(api.router)
@@ -187,6 +200,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(pages.router)
     app.include_router(match_pages.router)
     app.include_router(typed.router)
+    app.include_router(premoves.router)
     app.include_router(events.router)
     app.include_router(ladder.router)
     app.include_router(ladder.api_router)
@@ -213,6 +227,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         streams_per_client=settings.streams_per_client,
         hosts=settings.allowed_hosts,
     )
+    if settings.compression:
+        # Outermost: it sees the final headers, and Hardening's own answers (a 500 page) too.
+        app.add_middleware(Compression)
     return app
 
 
@@ -255,9 +272,11 @@ def _error_response(
     if len(request.url.path) > MAX_MESSAGE:
         # The page's language links repeat the path: not a 20 KB one.
         request = Request({**request.scope, "path": "/", "raw_path": b"/"}, request.receive)
+    # A refusal may say more than its sentence (the games a limit counted: fairness.py).
+    more = error.body() if callable(getattr(error, "body", None)) else {}  # type: ignore[attr-defined]
     if _wants_json(request):
-        return JSONResponse({"detail": _clip(str(error))}, status_code=status, headers=headers)
-    context = page_context(request, status=status, message=_clip(localized(request, error)))
+        return JSONResponse({"detail": _clip(str(error)), **more}, status_code=status, headers=headers)
+    context = page_context(request, status=status, message=_clip(localized(request, error)), more=more)
     return templates.TemplateResponse(request, "error.html", context, status_code=status, headers=headers)
 
 

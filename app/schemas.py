@@ -226,6 +226,34 @@ class ErrorDetail(BaseModel):
     detail: str
 
 
+class RunningComputerGame(BaseModel):
+    """One of the player's games against the computer, listed by the refusal of one too many."""
+
+    id: str
+    game: str
+    opponent: str
+    level: int
+    ply: int
+    your_move: bool
+    ladder: bool
+    url: str
+    resign: str  # POST it (no body) to resign that game
+
+
+class ComputerGamesRefusal(ErrorDetail):
+    """A 409; when the player already has the most games against the computer going,
+    ``games`` lists them (each with its resign call); otherwise absent."""
+
+    games: list[RunningComputerGame] | None = None
+
+
+def refusals_with_computer_games(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """The refusals of a call that starts a game against the computer (409 with its list)."""
+    answers = refusals(*codes)
+    answers[409] = {**answers[409], "model": ComputerGamesRefusal}
+    return answers
+
+
 class RunCreate(Strict):
     name: str = name_field()
 

@@ -18,6 +18,7 @@ from app.accounts.identity import signed_in
 from app.config import ROOT, Settings
 from app.services import clocks
 from app.services.tokens import PLAYER_COOKIE, new_token, token_hash
+from app.static_files import static_url
 
 COOKIE_MAX_AGE = 400 * 24 * 3600  # browsers cap cookie lifetimes near 400 days
 
@@ -128,6 +129,19 @@ def seat_name(context: Any, seat: Any, game_name: str) -> str:
 
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
 templates.env.globals["LANGUAGES"] = i18n.LANGUAGES
+templates.env.globals["static_url"] = static_url
+templates.env.globals["computer_level_name"] = texts.computer_name
+
+
+@pass_context
+def rule_figure(context: Any, key: str) -> Any:
+    """A rules page's figure (app/rule_figures.py) in the page's language."""
+    from app.rule_figures import figure_html  # it renders board templates: after they exist
+
+    return figure_html(key, context["_"])
+
+
+templates.env.globals["rule_figure"] = rule_figure
 templates.env.globals["side_label"] = texts.side_label
 templates.env.globals["reason_text"] = texts.reason_text
 templates.env.filters["title_of"] = lambda name: games.get(name).title

@@ -1,6 +1,6 @@
 """Writes the match page's short sounds (static/sounds/*.wav): made here, no samples from anywhere.
 
-python bench/make_sounds.py   # rewrites the four files
+python bench/make_sounds.py   # rewrites the five files
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ def main() -> None:
     write("capture", knock() + knock(90))
     write("turn", tone(660, 120, 0.35, 12) + tone(880, 160, 0.35, 12))
     write("end", tone(523, 150, 0.4, 8) + tone(659, 150, 0.4, 8) + tone(784, 300, 0.4, 6))
+    # A question to answer (static/prompts.js): a call, high-low-high, unlike the others.
+    write("prompt", tone(988, 110, 0.4, 10) + tone(740, 110, 0.4, 10) + tone(988, 180, 0.4, 8))
 
 
 if __name__ == "__main__":

@@ -107,6 +107,17 @@
     if (reached && reached.move && !reached.next) {
       posting = true;
       render();
+      // Hook: static/confirm.js may hold the move for a "Confirm" tap (correspondence).
+      const confirm = window.tableroConfirm;
+      if (confirm && confirm.wanted()) {
+        confirm.ask(reached.move).then((ok) => {
+          if (ok) { submit(reached.move); return; }
+          posting = false;
+          taps = [];
+          render();
+        });
+        return;
+      }
       submit(reached.move);
       return;
     }

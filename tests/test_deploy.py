@@ -357,3 +357,107 @@ def test_nginx_caps_requests_in_progress_per_client(proxied: tuple[str, LiveServ
     while httpx.get(proxy + "/healthz", timeout=5).status_code != 200:
         assert time.monotonic() < deadline, "the cap was not released when the clients left"
         time.sleep(0.1)
+
+
+# ----------------------------------------------------------- compression and caching
+
+
+def fetched(url: str, encoding: str) -> httpx.Response:
+    """The response with its body as sent on the wire (``.read()`` would decode it)."""
+    with httpx.stream(
+        "GET", url, headers={"Accept-Encoding": encoding, "Accept": "text/html"}, timeout=10
+    ) as r:
+        r._content = b"".join(r.iter_raw())  # the encoded bytes, as a cache would store them
+    return r
+
+
+def assets_of(page: str) -> list[str]:
+    import re
+
+    return re.findall(r'(?:src|href)="(/static/[^"]+\.(?:css|js))"', page)
+
+
+def stream_head(proxy: str, match_id: str) -> bytes:
+    import socket
+
+    host, port = proxy.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(
+            f"GET /matches/{match_id}/events HTTP/1.1\r\nHost: {host}\r\n"
+            "Accept-Encoding: gzip, br\r\n\r\n".encode()
+        )
+        head = b""
+        while b"retry:" not in head:
+            chunk = s.recv(4096)
+            assert chunk, head
+            head += chunk
+    return head
+
+
+def test_nginx_config_compresses_and_not_the_event_streams() -> None:
+    conf = NGINX_CONF.read_text()
+    main = conf[conf.index("server_name ${SERVER_NAME};") :]
+    for directive in ("gzip on;", "gzip_vary on;", "gzip_proxied any;"):
+        assert directive in main
+    types = next(line for line in main.splitlines() if line.strip().startswith("gzip_types"))
+    for media in ("text/css", "application/javascript", "application/json"):
+        assert media in types
+    assert "event-stream" not in types
+    events = conf[conf.index("location ~ ^/matches/[^/]+/events$") :]
+    assert "gzip off;" in events[: events.index("}")]
+
+
+@needs_nginx
+@pytest.mark.parametrize("server_env", [{"COMPRESSION": "off"}])
+def test_nginx_gzips_what_the_app_leaves_uncompressed(proxied: tuple[str, LiveServer]) -> None:
+    import gzip
+
+    proxy, server = proxied
+    created = httpx.post(
+        proxy + "/api/matches", json={"game": "bashni", "name": "A"}, headers={"Origin": proxy}
+    )
+    match_id = created.json()["id"]
+    # The app alone sends it as it is: the gzip below is nginx's.
+    direct = fetched(f"{server.url}/matches/{match_id}", "gzip")
+    assert direct.headers.get("content-encoding") is None
+    page = fetched(f"{proxy}/matches/{match_id}", "gzip")
+    assert page.status_code == 200
+    assert page.headers["content-encoding"] == "gzip"
+    assert "accept-encoding" in page.headers["vary"].lower()
+    html = gzip.decompress(page.content).decode()
+    assets = assets_of(html)
+    assert any(a.endswith(".css") for a in assets) and any(a.endswith(".js") for a in assets)
+    for asset in assets:
+        got = fetched(proxy + asset, "gzip")
+        assert got.status_code == 200, asset
+        if int(fetched(proxy + asset, "identity").headers["content-length"]) >= 1024:
+            assert got.headers["content-encoding"] == "gzip", asset
+            assert "accept-encoding" in got.headers["vary"].lower()
+        # The long cache of a hashed name passes through the proxy.
+        assert got.headers["cache-control"] == "public, max-age=31536000, immutable"
+    api = fetched(proxy + "/openapi.json", "gzip")
+    assert api.headers["content-encoding"] == "gzip"
+    assert "accept-encoding" in api.headers["vary"].lower()
+    head = stream_head(proxy, match_id).split(b"\r\n\r\n", 1)[0].lower()
+    assert b"text/event-stream" in head and b"content-encoding" not in head
+
+
+@needs_nginx
+def test_nginx_passes_the_app_s_brotli_through(proxied: tuple[str, LiveServer]) -> None:
+    import brotli
+
+    proxy, _server = proxied
+    created = httpx.post(
+        proxy + "/api/matches", json={"game": "bashni", "name": "A"}, headers={"Origin": proxy}
+    )
+    match_id = created.json()["id"]
+    page = fetched(f"{proxy}/matches/{match_id}", "gzip, deflate, br")
+    assert page.headers["content-encoding"] == "br"
+    assert page.headers.get_list("vary") and all(
+        v.lower().count("accept-encoding") <= 1 for v in page.headers.get_list("vary")
+    )
+    assert "<!doctype html>" in brotli.decompress(page.content).decode().lower()[:100]
+    gzipped = fetched(f"{proxy}/matches/{match_id}", "gzip")
+    assert gzipped.headers["content-encoding"] == "gzip"
+    head = stream_head(proxy, match_id).split(b"\r\n\r\n", 1)[0].lower()
+    assert b"text/event-stream" in head and b"content-encoding" not in head

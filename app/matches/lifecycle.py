@@ -133,7 +133,7 @@ class Lifecycle(Core):
             if match.public:
                 fairness.check_open_seeks(db, token_hash, client_key)
             if computer_level is not None:
-                fairness.check_computer_games(db, token_hash)
+                fairness.check_computer_games(db, token_hash, client_key)
             db.add(match)
         self._after(match.id, match.version, match.ai_turn_at is not None, publish=False)
         created = self.get(match.id)

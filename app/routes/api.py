@@ -26,6 +26,7 @@ from app.schemas import (
     OfferAction,
     SeatTaken,
     refusals,
+    refusals_with_computer_games,
 )
 from app.services.errors import Invalid
 from app.texts import N_
@@ -77,7 +78,7 @@ MATCH_LINKS = {
 
 @router.post(
     "/matches",
-    responses={**WRITES, 201: {"links": MATCH_LINKS}},
+    responses={**refusals_with_computer_games(*WRITE_REFUSALS), 201: {"links": MATCH_LINKS}},
     status_code=201,
     response_model=MatchCreated,
     operation_id="create_match",

@@ -9,8 +9,15 @@ from fastapi import APIRouter, Form, Query, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from app.models import LadderRun
-from app.routes.api import READS, WRITES
-from app.schemas import Leaderboard, RunCreate, RunCreated, RunPublic
+from app.routes.api import READS
+from app.schemas import (
+    WRITE_REFUSALS,
+    Leaderboard,
+    RunCreate,
+    RunCreated,
+    RunPublic,
+    refusals_with_computer_games,
+)
 from app.services.ladder import LAST_OPPONENT, PAGE_SIZE, LadderService, handicap
 from app.web import ensure_player, page_context, remember_name, templates, viewer_hash
 
@@ -46,7 +53,12 @@ def _iso(moment: datetime | None) -> str | None:
 # ------------------------------------------------------------------ JSON API
 
 
-@api_router.post("/runs", responses=WRITES, status_code=201, response_model=RunCreated)
+@api_router.post(
+    "/runs",
+    responses=refusals_with_computer_games(*WRITE_REFUSALS),
+    status_code=201,
+    response_model=RunCreated,
+)
 def start_run(body: RunCreate, request: Request, response: Response) -> dict[str, Any]:
     run = ladder(request).start(body.name, ensure_player(request, response))
     return {"id": run.id, "opponent": run.opponent, "match_id": run.match_id}

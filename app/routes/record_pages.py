@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 import games
 from app import boards, graph, parsing
+from app.analysis_view import analysis_extras
 from app.forms import computer_level
 from app.parsing import off_loop
 from app.review import MARK_LABELS, review_public
@@ -191,6 +192,7 @@ def analysis_context(request: Request, line: Line, at: int | None) -> dict[str, 
         playable=bool(game.legal_moves(game.parse_position(base))),
         **variation_view(game, base, [], (), last=last, hint=hint),
         **extra,
+        **analysis_extras(game, list(line.moves), base, entry),
     )
 
 

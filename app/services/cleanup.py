@@ -7,9 +7,12 @@ so several processes running it at once do the same work at most twice, never ha
 What it does (docs/ARCHITECTURE.md, "Threats and limits", says the same):
 - a match nobody joined expires after ``waiting_lifetime`` (24 h): finished, winner none,
   reason "expired"; the lobby no longer lists it;
-- a game against the computer whose player has not moved for ``ABANDONED_AFTER`` (24 h)
-  is lost by the player, reason "abandoned"; a ladder run ends with it, by the ladder's
-  own rule (a loss ends the run);
+- a game against the computer nobody has moved in for ``ABANDONED_AFTER`` (24 h) is
+  ended: "aborted" (no result) before both sides have moved, otherwise lost by the
+  player whose turn it is, reason "abandoned" (a resignation the server makes); a ladder
+  game is never aborted (the ladder's rule: a loss ends the run). A computer's turn left
+  unplayed for 24 h (its search failing on the position, no worker running) is the
+  site's failure, not the player's: that game ends "aborted", with no result;
 - expired matches are deleted after ``EXPIRED_KEPT`` (7 days), other finished matches
   outside the ladder after ``FINISHED_KEPT`` (365 days); ladder runs and their games are
   kept, the leaderboard needs them.
@@ -30,6 +33,7 @@ import games
 from app.matches.model import computer_seat
 from app.matches.service import MatchService
 from app.models import Match, MoveRecord, Seat
+from app.services.clocks import BOTH_MOVED
 from app.services.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -37,6 +41,8 @@ log = logging.getLogger(__name__)
 ABANDONED_AFTER = timedelta(hours=24)
 EXPIRED_KEPT = timedelta(days=7)
 FINISHED_KEPT = timedelta(days=365)
+#: Seconds after start before the first sweep: the start-up's own work goes first.
+FIRST_SWEEP_SECONDS = 5.0
 #: Rows handled per kind and run: a backlog is worked off over several runs.
 BATCH = 500
 
@@ -60,6 +66,7 @@ def _aware(moment: datetime | None) -> datetime | None:
 class Swept:
     expired: int = 0
     abandoned: int = 0
+    aborted: int = 0
     deleted: int = 0
 
 
@@ -86,18 +93,21 @@ class Cleanup:
                 await self._task
 
     async def _loop(self) -> None:
+        # A first sweep at start: a process restarted more often than the interval (a
+        # deploy, a developer's `make run`) would otherwise never sweep at all.
+        await asyncio.sleep(FIRST_SWEEP_SECONDS)
         while True:
-            await asyncio.sleep(self.interval)
             try:
                 await asyncio.to_thread(self.run_once)
             except Exception:
                 log.exception("cleanup failed; trying again next time")
+            await asyncio.sleep(self.interval)
 
     def run_once(self) -> Swept:
         now = self.clock()
         swept = Swept()
         swept.expired = self._expire_waiting(now)
-        swept.abandoned = self._abandon_computer_games(now)
+        swept.abandoned, swept.aborted = self._end_idle_computer_games(now)
         swept.deleted = self._delete_old(now)
         return swept
 
@@ -117,42 +127,59 @@ class Cleanup:
                 count += 1
         return count
 
-    def _abandon_computer_games(self, now: datetime) -> int:
+    def _end_idle_computer_games(self, now: datetime) -> tuple[int, int]:
+        """(abandoned, aborted): the games against the computer idle for 24 h, ended.
+
+        Whoever is to move: until this change only the player's turn was looked at, so a
+        game whose computer turn was never played stayed "playing" for ever (and counted
+        against the player's limit). Each match is judged on its own, so one that cannot be
+        ended is logged and skipped instead of stopping the sweep for all the others.
+        """
         cutoff = now - ABANDONED_AFTER
         with self.sessions() as db:
             computer = select(Seat.match_id).where(Seat.ai_level.is_not(None))
             ids = db.scalars(
                 select(Match.id)
-                .where(
-                    Match.status == "playing",
-                    Match.ai_turn_at.is_(None),  # the player's turn, not the computer's
-                    Match.turn_started_at < cutoff,
-                    Match.id.in_(computer),
-                )
+                .where(Match.status == "playing", Match.turn_started_at < cutoff, Match.id.in_(computer))
+                .order_by(Match.turn_started_at)
                 .limit(BATCH)
             ).all()
-        count = 0
+        abandoned = aborted = 0
         for match_id in ids:
-
-            def still_left(match: Match) -> bool:
-                started = _aware(match.turn_started_at)
-                return (
-                    match.status == "playing"
-                    and match.ai_turn_at is None
-                    and started is not None
-                    and started < cutoff
-                )
-
-            match = self.matches.get(match_id)
-            game = games.get(match.game)
-            to_move = game.to_move(game.parse_position(match.position))
-            winner = next((s.side for s in match.seats if s.side != to_move), None)
-            if computer_seat(match, to_move) is not None or winner is None:
+            try:
+                reason = self._end_idle(match_id, cutoff)
+            except ServiceError:
+                continue  # it moved or ended meanwhile
+            except Exception:
+                log.exception("could not end the idle computer game %s", match_id)
                 continue
-            with contextlib.suppress(ServiceError):
-                self.matches.end_by_server(match_id, winner, "abandoned", still_left)
-                count += 1
-        return count
+            abandoned += reason == "abandoned"
+            aborted += reason == "aborted"
+        return abandoned, aborted
+
+    def _end_idle(self, match_id: str, cutoff: datetime) -> str | None:
+        match = self.matches.get(match_id)  # judges a deadline that passed first
+        if match.status != "playing":
+            return None
+        game = games.get(match.game)
+        to_move = game.to_move(game.parse_position(match.position))
+        ply = match.ply
+
+        def still_idle(locked: Match) -> bool:
+            started = _aware(locked.turn_started_at)
+            return (
+                locked.status == "playing" and locked.ply == ply and started is not None and started < cutoff
+            )
+
+        if computer_seat(match, to_move) is not None:
+            winner, reason = None, "aborted"  # the computer never answered: nobody's loss
+        elif ply < BOTH_MOVED and match.ladder_run_id is None:
+            winner, reason = None, "aborted"
+        else:
+            winner = next((s.side for s in match.seats if s.side != to_move), None)
+            reason = "abandoned"
+        self.matches.end_by_server(match_id, winner, reason, still_idle)
+        return reason
 
     def _delete_old(self, now: datetime) -> int:
         with self.sessions.begin() as db:

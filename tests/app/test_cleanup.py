@@ -33,14 +33,16 @@ def test_cleanup_expires_abandons_and_forgets(tmp_path: Path) -> None:
 
     moment[0] += timedelta(hours=2)
     swept = cleanup.run_once()
-    assert (swept.expired, swept.abandoned) == (1, 2)
+    # The player never moved against the computer: aborted, no result. The ladder's game
+    # cannot be aborted: lost.
+    assert (swept.expired, swept.abandoned, swept.aborted) == (1, 1, 1)
     expired = client.get(f"/api/matches/{seek}").json()
     assert expired["status"] == "finished" and expired["result"] == {"winner": None, "reason": "expired"}
     lobby = app.state.matches.lobby()
     assert seek not in {m.id for m in lobby["open"] + lobby["finished"]}
     assert client.get(f"/api/matches/{vs_computer}").json()["result"] == {
-        "winner": "b",
-        "reason": "abandoned",
+        "winner": None,
+        "reason": "aborted",
     }
     # The ladder's own rule: a lost game ends the run.
     assert client.get(f"/api/ladder/runs/{run['id']}").json()["status"] == "finished"

@@ -356,6 +356,6 @@ def test_one_client_cannot_fill_the_lobby(alice: TestClient, bob: TestClient) ->
 
 def test_open_games_against_the_computer_are_capped_per_player(alice: TestClient) -> None:
     body = {"game": "morris", "name": "A", "opponent": {"level": 1}}
-    made = [alice.post("/api/matches", json=body).status_code for _ in range(6)]
-    assert made == [201] * 5 + [409]
+    made = [alice.post("/api/matches", json=body).status_code for _ in range(11)]
+    assert made == [201] * 10 + [409]
     assert alice.post("/api/ladder/runs", json={"name": "A"}).status_code == 409
