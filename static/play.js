@@ -466,9 +466,12 @@
 
   // ------------------------------------------------------------------ the tool buttons
 
+  // A match remembers its own flip; one never flipped here follows the account's "board
+  // flip" preference (static/prefs.js keeps it as tablero-flip-default).
   const flipKey = `tablero-flip:${matchId}`;
+  const flipped = () => (store.get(flipKey) ?? store.get("tablero-flip-default")) === "1";
   function applyTools() {
-    page.classList.toggle("flipped", store.get(flipKey) === "1");
+    page.classList.toggle("flipped", flipped());
     const muted = store.get("tablero-mute") === "1";
     for (const b of document.querySelectorAll("[data-tool=sound]")) {
       b.setAttribute("aria-pressed", muted ? "false" : "true");
@@ -480,7 +483,7 @@
     const button = event.target.closest && event.target.closest("[data-tool]");
     if (!button) return;
     const tool = button.dataset.tool;
-    if (tool === "flip") store.set(flipKey, store.get(flipKey) === "1" ? "0" : "1");
+    if (tool === "flip") store.set(flipKey, flipped() ? "0" : "1");
     if (tool === "sound") store.set("tablero-mute", store.get("tablero-mute") === "1" ? "0" : "1");
     if (tool === "theme" && window.tableroTheme) window.tableroTheme.toggle();
     applyTools();

@@ -14,6 +14,7 @@
     if (prefs.dark === "dark" || prefs.dark === "light") localStorage.setItem("tablero-theme", prefs.dark);
     else if (prefs.dark === "system") localStorage.removeItem("tablero-theme");
     if (typeof prefs.sound === "boolean") localStorage.setItem("tablero-mute", prefs.sound ? "0" : "1");
+    if (typeof prefs.flip === "boolean") localStorage.setItem("tablero-flip-default", prefs.flip ? "1" : "0");
     if (typeof prefs.large_board === "boolean") localStorage.setItem("tablero-large-board", prefs.large_board ? "1" : "0");
     localStorage.setItem(appliedKey, text);
   } catch { /* private mode, or not JSON: the page's own defaults stay */ }

@@ -7,17 +7,34 @@ host name, and localhost is a secure context.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import BrowserContext, Page, expect
 
+from app.manage import migrate
 from tests.app.helpers import MORRIS_WIN
 from tests.e2e.play import create_match, join_match, play_line, wait_for_ply
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    """The site as http://localhost:PORT: PUBLIC_URL names the passkeys' RP, and only its
+    host is served (a passkey's RP id must be a host name, never 127.0.0.1)."""
+    url = f"sqlite:///{tmp_path / 'e2e.db'}"
+    migrate(url)
+    live = LiveServer(url)
+    live.env = {"PUBLIC_URL": live.url.replace("127.0.0.1", "localhost")}
+    live.start()
+    yield live
+    live.stop()
+
 
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 AUTHENTICATOR = {
@@ -97,7 +114,9 @@ def test_sign_up_in_the_middle_of_a_game_and_finish_it_without_a_reload(
     tab.fill("input[name=password]", "correct horse battery")
     tab.click("button[type=submit]:has-text('password')")
     expect(tab.locator("ol.codes li")).to_have_count(10)
-    answer = tab.request.put(base + "/api/account/preferences", data={"dark": "dark", "large_board": True})
+    answer = tab.request.put(
+        base + "/api/account/preferences", data={"dark": "dark", "large_board": True, "flip": True}
+    )
     assert answer.ok, answer.text()
     tab.close()
     play_line("morris", MORRIS_WIN, (ana, bob), [], start_at=half)
@@ -119,6 +138,9 @@ def test_sign_up_in_the_middle_of_a_game_and_finish_it_without_a_reload(
     # The account's preferences came with it to this device.
     expect(phone.locator("html")).to_have_attribute("data-theme", "dark")
     assert phone.evaluate("localStorage.getItem('tablero-large-board')") == "1"
+    # ... and so did "board flip": a match never flipped on this device shows it turned.
+    phone.goto(base + f"/matches/{match_id}")
+    expect(phone.locator(".match-page")).to_have_class(re.compile(r"\bflipped\b"))
     phone.goto(base + "/@/ana")
     expect(phone.locator(".profile-games tr:has-text('Morris') td").nth(1)).to_have_text("1")
     expect(phone.locator(".profile-games tr:has-text('Morris') td").nth(2)).to_have_text("1")
