@@ -29,6 +29,9 @@ _WHY: dict[int, str] = {
     "step's (an earlier move of yours it did not accept, a reply that is not its script's, "
     "moves past the end of the step)",
     429: "too many requests from this client",
+    # Documented on every operation of the API (tests/app/test_hardening.py): a lesson
+    # reads no table, but a puzzle attempt or a signed-in request may.
+    503: "the site's database is unavailable for a moment",
 }
 
 
@@ -36,8 +39,8 @@ def _refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorDetail, "description": _WHY[code]} for code in codes}
 
 
-READS = _refusals(404, 422, 429)
-WRITES = _refusals(400, 403, 404, 413, 422, 429)
+READS = _refusals(404, 422, 429, 503)
+WRITES = _refusals(400, 403, 404, 413, 422, 429, 503)
 
 router = APIRouter(prefix="/api/lessons", tags=["lessons"])
 

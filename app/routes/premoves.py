@@ -8,10 +8,10 @@ from typing import Any
 from fastapi import APIRouter, Request
 
 import games
+from app.matches.model import seat_of
 from app.premoves import premove_tree
 from app.routes.pages import service
 from app.services.errors import Conflict, Forbidden
-from app.matches.model import seat_of
 from app.texts import N_
 from app.web import viewer_hash
 

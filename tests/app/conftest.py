@@ -43,6 +43,7 @@ def database_url(tmp_path: Path) -> str:
         from tests.pg import migrated_database
 
         return migrated_database(server)
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "tablero.db"
     # The backup API copies what the template holds even if part of it is in its WAL.
     with sqlite3.connect(sqlite_template()) as source, sqlite3.connect(path) as copy:
