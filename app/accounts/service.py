@@ -131,6 +131,10 @@ class AccountService:
         the same ``Unauthorized`` whether or not the name exists, after the same Argon2
         work; failures are counted per name and per address (429 past the limit)."""
         key = username_key(username if isinstance(username, str) else "")[:20]
+        # No username has a character outside printable ASCII; such a name is still
+        # counted and refused alike, but never sent to the database raw (PostgreSQL
+        # refuses NUL in text: that was a 500).
+        key = "".join(c if c.isascii() and c.isprintable() else "?" for c in key)
         limit = self.failure_limit
         counted = {limits.user_key(key): limit.per_user, limits.address_key(client): limit.per_address}
         now = self.clock()

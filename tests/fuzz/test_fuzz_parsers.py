@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import games
-from app.services import describe
+from app.services import typed_commands as describe
 from games import records
 from games.base import GameError
 from games.records import RecordError
