@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
@@ -287,7 +286,11 @@ def test_the_home_page_offers_play_anyone_and_the_panel_lists_the_seeks(
     alice: TestClient, bob: TestClient
 ) -> None:
     home = alice.get("/").text
-    assert "Play anyone" in home and 'hx-get="/seeks/panel"' in home and re.search(r"/static/seeks\.\w+\.js", home)
+    assert (
+        "Play anyone" in home
+        and 'hx-get="/seeks/panel"' in home
+        and re.search(r"/static/seeks\.\w+\.js", home)
+    )
     assert "Nobody is seeking an opponent right now." in alice.get("/seeks/panel").text
     seek(alice, name="<b>Ana</b>", control=CORRESPONDENCE)
     mine = alice.get("/seeks/panel").text
