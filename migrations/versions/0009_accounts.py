@@ -19,7 +19,7 @@ depends_on: str | Sequence[str] | None = None
 MOMENT = sa.DateTime(timezone=True)
 
 
-def OWNER() -> sa.ForeignKey:  # noqa: N802
+def OWNER() -> sa.ForeignKey:
     return sa.ForeignKey("accounts.id", ondelete="CASCADE")
 
 
