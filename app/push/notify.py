@@ -64,7 +64,10 @@ class Notifier:
         self._judged: OrderedDict[tuple[str, str], None] = OrderedDict()
 
     def match_changed(self, match_id: str, _version: int) -> None:
-        """From the publish hooks, after the commit: judged on another thread."""
+        """From the publish hooks, after the commit: judged on another thread, and only
+        while some browser subscribes (otherwise no push could be sent for it)."""
+        if not self.push.anyone:
+            return
         self.executor.submit(self._safely, self._judge, match_id)
 
     def seek_paired(self, waiting_token: str, match_id: str, game: str, opponent: str) -> None:

@@ -79,8 +79,11 @@ class PushSender(JobWorker[Claimed]):
         self.hosts = hosts
         self.clock = clock
         self.http = no_redirects()
+        #: Called on every poll (wiring: PushService.refresh_anyone).
+        self.on_poll: Callable[[], None] = lambda: None
 
     def claim(self) -> Claimed | None:
+        self.on_poll()
         moment = self.clock()
         with self.sessions.begin() as db:
             job = db.scalars(

@@ -49,10 +49,20 @@ class PushService:
         self.hosts = hosts
         self.clock = clock
         self.wake = wake
+        #: Whether any browser subscribes at all, as this process last saw it (refreshed
+        #: by the sender's poll, set at once by a subscription here): until one does, a
+        #: change to a match costs no read for pushes (a read of the whole match per move
+        #: broke the move's constant work).
+        self.anyone = False
+
+    def refresh_anyone(self) -> None:
+        with self.sessions() as db:
+            self.anyone = db.scalar(select(PushSubscription.id).limit(1)) is not None
 
     def subscribe(self, token_hash: str, endpoint: str, p256dh: str, auth: str, lang: str) -> bool:
         """Store this browser's subscription (``True``: new); the same endpoint again is updated."""
         check_endpoint(endpoint, self.hosts())
+        self.anyone = True
         with self.sessions.begin() as db:
             found = db.scalar(select(PushSubscription).where(PushSubscription.endpoint == endpoint))
             if found is not None and found.token_hash == token_hash:

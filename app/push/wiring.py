@@ -30,6 +30,7 @@ def install(app: FastAPI, clock: Callable[[], datetime]) -> None:
     )
     push = PushService(sessions, configured_hosts, clock, wake=sender.wake)
     notifier = Notifier(push, matches, clock)
+    sender.on_poll = push.refresh_anyone
     state.vapid, state.push, state.push_sender, state.notifier = vapid, push, sender, notifier
 
     # After the commit, as the match service publishes the change: handed to the

@@ -406,7 +406,9 @@ def test_morris_players_survive_kills_mid_request(setup: Setup) -> None:
     assert state["moves"] == MORRIS_WIN  # exactly the line, each move once
     check_accounting(state["moves"], ledgers)
     assert state["position"] == positions[-1]
-    assert state["version"] == 2 + len(MORRIS_WIN)  # created 1, joined 2, +1 per move, nothing else
+    # Created 1, joined 2, +1 per move, and +1 for each restart whose outage catch-up moved
+    # the match's clocks on (app/heartbeat.py: open pages re-read them); nothing else.
+    assert 2 + len(MORRIS_WIN) <= state["version"] <= 2 + len(MORRIS_WIN) + len(crasher.crashes)
     check_stored(engine, match_id, positions)
     # Both players went on after the last restart.
     back = crasher.crashes[-1].restarted_at
@@ -511,7 +513,8 @@ def test_ladder_run_survives_kills_around_the_computers_turn(setup: Setup) -> No
     for ply in range(1, len(moves), 2):
         assert moves[ply] == first_legal("bashni", positions[ply]), ply
     assert state["position"] == positions[-1]
-    assert state["version"] == 1 + len(moves)  # built at 1, +1 per move
+    # Built at 1, +1 per move, +1 for each of the two restarts' outage catch-ups at most.
+    assert 1 + len(moves) <= state["version"] <= 1 + len(moves) + 2
 
     # The run moved on inside the transaction that finished the game, crash or no crash.
     run = player.get(f"/api/ladder/runs/{run_id}").json()
