@@ -67,11 +67,23 @@ class Outage:
     aborted: list[str] = field(default_factory=list)
 
 
-def shift_by(db: Session, down: timedelta) -> Outage:
+def shift_by(db: Session, last: datetime, moment: datetime) -> Outage:
     """In the heartbeat row's transaction: every unfinished match's clocks and deadline,
-    and its seats' last sight, moved ``down`` later. Done row by row in Python, because
-    adding an interval to a timestamp is written differently in SQLite and PostgreSQL;
-    an outage is rare and the rows are the unfinished matches only."""
+    and its seats' last sight, moved past the outage from ``last`` (the last beat) to
+    ``moment`` (the restart). Done row by row in Python, because adding an interval to a
+    timestamp is written differently in SQLite and PostgreSQL; an outage is rare and the
+    rows are the unfinished matches only.
+
+    A moment before the last beat moves by the whole outage. One inside the outage (a
+    turn that began after the last beat, before the kill) moves to the restart, not
+    past it: moved by the whole outage it would lie in the future, and the turn's think
+    time and clock would count from a moment that has not come yet. A clock's deadline
+    moves as far as its turn's start, so the side to move keeps exactly what it had."""
+    down = moment - last
+
+    def past(at: datetime) -> datetime:
+        return at + down if at <= last else max(at, moment)
+
     outage = Outage(down)
     found = db.scalars(
         select(Match)
@@ -88,14 +100,18 @@ def shift_by(db: Session, down: timedelta) -> Outage:
     ).all()
     playing: list[str] = []
     for match in found:
-        if match.deadline is not None:
-            match.deadline = aware(match.deadline) + down
+        if match.status != "playing" or match.clock_since is None:
+            if match.deadline is not None:
+                match.deadline = aware(match.deadline) + down
+        else:
+            since = aware(match.clock_since)
+            match.clock_since = past(since)
+            if match.deadline is not None:
+                match.deadline = aware(match.deadline) + (match.clock_since - since)
         if match.status != "playing":
             continue
-        if match.clock_since is not None:
-            match.clock_since = aware(match.clock_since) + down
         if match.turn_started_at is not None:
-            match.turn_started_at = aware(match.turn_started_at) + down
+            match.turn_started_at = past(aware(match.turn_started_at))
         # Pages re-read the match (their clocks ran on during the outage).
         match.version += 1
         playing.append(match.id)
@@ -114,7 +130,7 @@ def shift_by(db: Session, down: timedelta) -> Outage:
         seats = db.scalars(select(Seat).where(Seat.match_id.in_(chunk), Seat.last_seen_at.is_not(None))).all()
         for seat in seats:
             assert seat.last_seen_at is not None
-            seat.last_seen_at = aware(seat.last_seen_at) + down
+            seat.last_seen_at = past(aware(seat.last_seen_at))
         outage.seats += len(seats)
     return outage
 
@@ -216,7 +232,7 @@ class Heartbeat(QueueWorker):
                 row.beat_at = moment
             if last is None or moment - last < OUTAGE_AFTER:
                 return None
-            return shift_by(db, moment - last)
+            return shift_by(db, last, moment)
 
 
 def _still_starting(match: Match) -> bool:

@@ -118,6 +118,37 @@ def test_the_next_process_to_start_moves_nothing_again(tmp_path: Path) -> None:
         engine.dispose()
 
 
+def test_a_turn_begun_after_the_last_beat_starts_again_at_the_restart(tmp_path: Path) -> None:
+    """A turn that began inside the outage (after the last beat, before the kill) moves
+    to the restart, never past it: its clock and think time do not start in the future."""
+    settings = settings_for(tmp_path)
+    clock = FakeClock(T0)
+    with TestClient(create_app(settings, clock=clock)) as alice:
+        match_id = begin(alice, TestClient(alice.app))  # White's turn began at T0
+        clock.advance(seconds=20)
+    engine = make_engine(settings.database_url)
+    try:
+        with engine.begin() as conn:  # the last beat came 10 s before White's turn began
+            conn.execute(SiteHeartbeat.__table__.update().values(beat_at=T0 - timedelta(seconds=10)))
+    finally:
+        engine.dispose()
+    clock.advance(seconds=70)
+    restart = T0 + timedelta(seconds=90)
+    with TestClient(create_app(settings, clock=clock)) as spectator:
+        after = spectator.get(f"/api/matches/{match_id}").json()
+        assert after["clocks"] == {"w": 300_000, "b": 300_000}
+        assert datetime.fromisoformat(after["deadline"]) == restart + timedelta(seconds=300)
+        clock.advance(seconds=5)
+        assert spectator.get(f"/api/matches/{match_id}").json()["clocks"]["w"] == 295_000
+    engine = make_engine(settings.database_url)
+    try:
+        with engine.connect() as conn:
+            started = conn.execute(select(Match.turn_started_at).where(Match.id == match_id)).scalar_one()
+    finally:
+        engine.dispose()
+    assert started is not None and started.replace(tzinfo=None) == restart.replace(tzinfo=None)
+
+
 def test_a_short_gap_is_not_an_outage(tmp_path: Path) -> None:
     settings = settings_for(tmp_path)
     clock = FakeClock(T0)
