@@ -13,7 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DataError, SQLAlchemyError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
@@ -302,6 +302,11 @@ def refusal(request: Request, exc: Exception) -> Response | None:
         return _error_response(request, 429, str(exc), {"Retry-After": str(exc.retry_after)})
     if isinstance(exc, SQLAlchemyError) and unavailable(exc):
         return _unavailable_response(request)
+    if isinstance(exc, DataError) and "NUL" in str(exc.orig):
+        # PostgreSQL refuses NUL in text (SQLite stores it). Fields that reach the database
+        # are checked where they are read; this is the net for one that is not: the
+        # statement failed, its transaction rolled back, and nothing changed.
+        return _error_response(request, 422, Invalid(N_("text may not contain the NUL character")))
     return None
 
 

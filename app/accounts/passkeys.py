@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
+CEREMONY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
 def _options(ceremony_id: str, options: Any) -> dict[str, Any]:
     return {"ceremony": ceremony_id, "options": json.loads(options_to_json(options))}
 
@@ -88,7 +92,9 @@ class PasskeyService:
 
     def _take(self, db: Session, ceremony_id: object, purpose: str) -> WebAuthnCeremony:
         """The ceremony, deleted as it is read (used once); refused if unknown or expired."""
-        if not isinstance(ceremony_id, str) or len(ceremony_id) > 64:
+        # Ours are token_urlsafe: anything else is unknown without asking the database
+        # (PostgreSQL refuses NUL in text, which was a 500).
+        if not isinstance(ceremony_id, str) or not CEREMONY_ID.fullmatch(ceremony_id):
             raise Invalid(N_("this passkey request is unknown or expired; please try again"))
         row = db.get(WebAuthnCeremony, ceremony_id)
         gone = db.execute(delete(WebAuthnCeremony).where(WebAuthnCeremony.id == ceremony_id)).rowcount  # type: ignore[attr-defined]

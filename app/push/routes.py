@@ -134,7 +134,8 @@ def subscribe(body: SubscriptionCreate, request: Request, response: Response) ->
 def unsubscribe(body: SubscriptionRef, request: Request) -> Response:
     """Remove one of this browser's subscriptions."""
     token = viewer_hash(request)
-    if token is None or not service(request).unsubscribe(token, body.endpoint):
+    # A NUL is in no stored endpoint (PostgreSQL would refuse to compare it: a 500).
+    if token is None or "\x00" in body.endpoint or not service(request).unsubscribe(token, body.endpoint):
         from app.services.errors import NotFound
         from app.texts import N_
 
