@@ -541,10 +541,11 @@ def test_ladder_run_survives_kills_around_the_computers_turn(setup: Setup) -> No
         gap = (moved - began).total_seconds() * 1000
         # An outage inside the turn is not the player's time (app/heartbeat.py): from the
         # last beat (at most a second and a bit before the kill) to the restart.
+        beats = [(c.killed_wall - timedelta(seconds=1.5), c.restarted_wall) for c in crasher.crashes]
         down = sum(
-            (min(moved, c.restarted_wall) - max(began, c.killed_wall - timedelta(seconds=1.5))).total_seconds()
-            for c in crasher.crashes
-            if c.killed_wall - timedelta(seconds=1.5) < moved and c.restarted_wall > began
+            (min(moved, back) - max(began, last)).total_seconds()
+            for last, back in beats
+            if last < moved and back > began
         )
         assert gap - 250 - down * 1000 <= m.think_ms <= gap + 1, (m.ply, m.think_ms, gap, down)
     with Session(engine) as db:
