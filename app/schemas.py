@@ -156,8 +156,13 @@ class SeatTaken(BaseModel):
 
 class Player(BaseModel):
     side: str
+    #: As stored: a person's chosen name, or "Computer N" for a computer (kept as it was).
     name: str
     computer: bool = False
+    #: A computer's level (the ladder's opponent number in Bashni); null for a person.
+    level: int | None = None
+    #: A computer's name as the pages show it in English ("Computer (easy)"); null for a person.
+    label: str | None = None
 
 
 class Result(BaseModel):

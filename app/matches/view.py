@@ -8,6 +8,7 @@ from datetime import datetime
 from types import SimpleNamespace
 from typing import Any
 
+from app import texts
 from app.matches.clock import clock_state, time_control_of
 from app.matches.model import SeatRow, aware, engine_for, now, seat_of
 from app.models import Match
@@ -31,7 +32,7 @@ def state(
         "to_move": to_move,
         "result": result,
         "moves": moves,
-        "players": [{"side": s.side, "name": s.name, "computer": s.ai_level is not None} for s in seats],
+        "players": [player(row.game, s) for s in seats],
         "version": row.version,
         "draw_offer": row.draw_offer,
         "takeback_offer": row.takeback_offer,
@@ -39,6 +40,20 @@ def state(
         "rematch_offer": row.rematch_offer,
         **clock_state(row, to_move, moment, away=away),
     }
+
+
+def player(game_name: str, seat: Any) -> dict[str, Any]:
+    """A seat as the API shows it. A computer's stored name ("Computer 3") is kept for
+    the clients that read it, and its ``level`` and ``label`` (the name the pages show,
+    in English) added; both are null for a person."""
+    level = seat.ai_level
+    label = None if level is None else texts.computer_name(game_name, level, _english)
+    computer = level is not None
+    return {"side": seat.side, "name": seat.name, "computer": computer, "level": level, "label": label}
+
+
+def _english(text: str) -> str:
+    return text
 
 
 def state_of(match: Match, moment: datetime | None = None) -> dict[str, Any]:

@@ -19,7 +19,9 @@ def test_create_sets_an_httponly_cookie_and_returns_the_seat(alice: TestClient) 
     assert "HttpOnly" in cookie and "samesite=lax" in cookie.lower()
     state = alice.get(f"/api/matches/{body['id']}").json()
     assert state["status"] == "waiting"
-    assert state["players"] == [{"side": "b", "name": "Alice", "computer": False}]
+    assert state["players"] == [
+        {"side": "b", "name": "Alice", "computer": False, "level": None, "label": None}
+    ]
     assert state["to_move"] == "w"
     assert state["position"] == "w ........................ 9 9 0"
 

@@ -88,8 +88,8 @@ def test_an_accepted_move_makes_the_next_version_its_writes_and_the_apis_answer(
     assert played.version == 4 and not played.timed and not played.computer_to_move
     assert played.state["ply"] == 1 and played.state["moves"] == ["a1"] and played.state["to_move"] == "b"
     assert played.state["players"] == [
-        {"side": "b", "name": "Bob", "computer": False},
-        {"side": "w", "name": "Ann", "computer": False},
+        {"side": "b", "name": "Bob", "computer": False, "level": None, "label": None},
+        {"side": "w", "name": "Ann", "computer": False, "level": None, "label": None},
     ]
     writes = played.pending
     assert writes is not None

@@ -55,6 +55,9 @@ def test_the_computer_form_starts_a_game_against_the_chosen_strength(alice: Test
     state = alice.get(f"/api/matches/{created.url.path.rsplit('/', 1)[1]}").json()
     assert state["status"] == "playing"
     assert {p["name"] for p in state["players"]} == {"Ann", "Computer 3"}  # the API keeps its names
+    # ...and says the level, and the name the pages show (issue 34: they disagreed).
+    players = {p["side"]: (p.get("level"), p.get("label")) for p in state["players"]}
+    assert players == {"w": (None, None), "b": (3, "Computer (hard)")}
 
 
 def test_the_lobby_lists_only_public_matches_that_were_played(
