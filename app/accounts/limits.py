@@ -54,9 +54,18 @@ def check(db: Session, keys: dict[str, int], now: datetime, window: timedelta) -
 
 def record_failure(db: Session, keys: list[str], now: datetime, window: timedelta) -> None:
     """Count one failure against each key in one statement per key (an upsert, so two
-    processes counting at once both count); a window that ended starts again at 1."""
+    processes counting at once both count); a window that ended starts again at 1.
+
+    Rows whose window ended count for nothing, and every wrong name tried makes one, so
+    they are swept here: the table holds at most the failures of one window, which the
+    per-address limit bounds (failures are rare enough to pay the scan)."""
     insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
     table = cast(Table, SignInFailure.__table__)
+    db.execute(
+        delete(SignInFailure).where(
+            SignInFailure.window_start <= now - window, SignInFailure.key.not_in(keys)
+        )
+    )
     for key in keys:
         stmt = insert(table).values(key=key, count=1, window_start=now)
         stale = table.c.window_start <= now - window

@@ -236,3 +236,31 @@ def test_a_session_row_stores_only_a_hash(app: FastAPI, alice: TestClient) -> No
         assert row.id_hash != cookie and cookie not in row.id_hash
         password_hash = db.scalar(select(Account.password_hash))
         assert password_hash.startswith("$argon2id$") and PASSWORD not in password_hash
+
+
+def test_failures_whose_window_ended_are_swept(app: FastAPI) -> None:
+    """Every wrong name tried leaves a row; those of ended windows go with the next failure."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import select
+    from sqlalchemy.orm import Session
+
+    from app.accounts.limits import FailureLimit, record_failure
+    from app.db import make_engine
+    from app.models import SignInFailure
+
+    window = FailureLimit().window
+    t0 = datetime(2026, 12, 4, 12, tzinfo=UTC)
+    engine = make_engine(app.state.settings.database_url)
+    try:
+        with Session(engine) as db, db.begin():
+            record_failure(db, ["user:old", "addr:a"], t0, window)
+        with Session(engine) as db, db.begin():
+            record_failure(db, ["user:recent"], t0 + window - timedelta(seconds=1), window)
+            record_failure(db, ["user:new", "addr:a"], t0 + window + timedelta(seconds=1), window)
+        with Session(engine) as db:
+            rows = dict(db.execute(select(SignInFailure.key, SignInFailure.count)).tuples().all())
+    finally:
+        engine.dispose()
+    # The ended window's row is gone; the address's started again at 1 (as before).
+    assert rows == {"user:recent": 1, "user:new": 1, "addr:a": 1}
