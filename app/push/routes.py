@@ -76,7 +76,9 @@ SUBSCRIBE_REFUSALS = documented(
     _503="the database is unavailable for a moment",
 )
 UNSUBSCRIBE_REFUSALS = documented(
+    _400="the body is not UTF-8 JSON",
     _403="a cross-site request",
+    _413="the body is over 64 KiB",
     _404="no such subscription of this browser",
     _422="the request is not valid",
     _429="too many requests from this client",
