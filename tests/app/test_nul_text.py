@@ -20,7 +20,9 @@ def test_a_passkey_answer_for_a_ceremony_id_with_nul_is_refused(alice: TestClien
 
 
 def test_removing_a_push_subscription_with_nul_in_its_endpoint_is_not_found(alice: TestClient) -> None:
-    alice.get("/")  # a guest cookie, so that the browser has an identity
+    # A seat gives the browser its guest token, so the removal reaches the subscriptions.
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Alice", "side": "first"})
+    assert created.status_code == 201 and alice.cookies, created.text
     answer = alice.request("DELETE", "/api/push/subscriptions", json={"endpoint": "https://a\x00b"})
     assert answer.status_code == 404, answer.text
 
