@@ -102,6 +102,16 @@ def apply_result(
     return changes
 
 
+def changes_of(db: Session, match_id: str) -> dict[str, dict[str, float]] | None:
+    """A rated match's changes as the match state shows them ({side: before, after,
+    delta}), or None before they exist. Read only for finished rated matches, so the
+    move path stays one locked row, one insert, one update."""
+    rows = db.scalars(select(RatingChange).where(RatingChange.match_id == match_id)).all()
+    if not rows:
+        return None
+    return {row.side: {"before": row.before, "after": row.after, "delta": row.delta} for row in rows}
+
+
 def utc(moment: datetime) -> datetime:
     """SQLite hands back naive datetimes (stored as UTC); PostgreSQL aware ones."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)

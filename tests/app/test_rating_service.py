@@ -1,6 +1,7 @@
 """Ratings in the database (app/ratings/service.py, migration 0011): a finished rated
 match updates both ratings with exactly the module's values, in the transaction that
-finishes it. Accounts do not exist yet: account ids are plain integers here."""
+finishes it. The accounts are rows made here, each holding its seats' token hash (as a
+signed-in player's seats hold the account's holder): the ratings' foreign keys need them."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from app.manage import migrate
 from app.matches.judge import start_position
 from app.matches.lifecycle import build_match
 from app.matches.service import MatchService
-from app.models import Base, Match, PlayerRating, RatingChange, Seat
+from app.models import Account, Base, Match, PlayerRating, RatingChange, Seat
 from app.ratings.glicko2 import NEW, Rating, Result, rate_game
 from app.ratings.rules import damped, damping
 from app.ratings.service import apply_result, finish_hook
@@ -70,6 +71,10 @@ def site(tmp_path: Path) -> Iterator[Site]:
     migrate(url)
     clock = FakeClock()
     app = create_app(Settings(database_url=url, secret_key="t", rate_limits=False), clock=clock)
+    with app.state.sessions.begin() as db:
+        for holder, account_id in ACCOUNTS.items():
+            name = f"player{account_id}"
+            db.add(Account(id=account_id, username=name, username_key=name, holder=holder, user_handle=name))
     yield Site(app.state.sessions, app.state.matches, clock)
     app.state.engine.dispose()
 
