@@ -1,10 +1,9 @@
 """Puzzles on the web: finding a puzzle, judging an attempt against its mined line.
 
-The shipped set is ``games/puzzles/data/<game>.jsonl``. Ratings are a placeholder until the
-ratings issue's Glicko-2 module exists: every puzzle keeps its starting rating, and a guest's
-level is 1500, so "the next puzzle near your level" is a random one among those rated
-closest to 1500. Nothing is stored per attempt yet (so asking for the solution cannot count
-as a failure anywhere; with accounts it would).
+The shipped set is ``games/puzzles/data/<game>.jsonl``. Ratings live in the database
+(``app.learn.puzzle_ratings``): the next puzzle is drawn among those rated nearest the
+player's puzzle rating (a guest's level is 1500), leaving out the ones an account has
+already had its rated attempt at.
 """
 
 from __future__ import annotations
@@ -78,13 +77,24 @@ def find(puzzle_id: str) -> dict[str, Any]:
 
 
 def next_puzzle(
-    game_name: str, rating: int = GUEST_RATING, rng: random.Random | None = None
+    game_name: str,
+    rating: float = GUEST_RATING,
+    rng: random.Random | None = None,
+    ratings: dict[str, float] | None = None,
+    exclude: set[str] | frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
+    """A puzzle among the ``NEAREST`` rated closest to ``rating`` (``ratings``: each
+    puzzle's current rating, else its file's), not one of ``exclude`` while others are left."""
     rows = puzzles_of(game_name)
     if not rows:
         raise NotFound(f"no {game_name} puzzles yet")
-    nearest = sorted(rows, key=lambda row: (abs(row["rating"] - rating), row["id"]))[:NEAREST]
-    return (rng or random.Random()).choice(nearest)
+    current = ratings or {}
+    fresh = [row for row in rows if row["id"] not in exclude] or list(rows)
+
+    def distance(row: dict[str, Any]) -> tuple[float, str]:
+        return abs(current.get(row["id"], row["rating"]) - rating), row["id"]
+
+    return (rng or random.Random()).choice(sorted(fresh, key=distance)[:NEAREST])
 
 
 def daily(game_name: str, day: datetime.date) -> dict[str, Any] | None:
@@ -96,7 +106,14 @@ def daily(game_name: str, day: datetime.date) -> dict[str, Any] | None:
     return rows[index]
 
 
-def public(row: dict[str, Any]) -> dict[str, Any]:
+def daily_puzzles(day: datetime.date | None = None) -> dict[str, dict[str, Any]]:
+    """Each game's puzzle of the day (games without puzzles left out), for the home page."""
+    day = day or datetime.datetime.now(datetime.UTC).date()
+    found = {name: daily(name, day) for name in games.names()}
+    return {name: row for name, row in found.items() if row is not None}
+
+
+def public(row: dict[str, Any], rating: float | None = None) -> dict[str, Any]:
     game = games.get(row["game"])
     state = game.parse_position(row["position"])
     return {
@@ -104,7 +121,7 @@ def public(row: dict[str, Any]) -> dict[str, Any]:
         "game": row["game"],
         "position": row["position"],
         "to_move": game.to_move(state),
-        "rating": row["rating"],
+        "rating": round(row["rating"] if rating is None else rating),
         "themes": row["themes"],
     }
 

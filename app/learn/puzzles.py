@@ -14,6 +14,9 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
 import games
+from app.accounts.identity import signed_in
+from app.db import read_session
+from app.learn import puzzle_ratings as rated
 from app.learn import puzzle_service as puzzles
 from app.learn import service
 from app.learn.api import READS, WRITES, LessonLine
@@ -38,7 +41,7 @@ class PuzzlePublic(BaseModel):
     game: str
     position: str
     to_move: str
-    rating: int = Field(description="a placeholder starting rating until puzzle ratings exist")
+    rating: int = Field(description="the puzzle's Glicko-2 puzzle rating (issue 29), rounded")
     themes: list[str]
 
 
@@ -46,6 +49,12 @@ class AttemptAnswer(BaseModel):
     correct: bool
     reply: str | None = Field(description="the opponent's answer when the line goes on")
     solved: bool
+    rating: int | None = Field(
+        None,
+        description="a signed-in player's puzzle rating in this game once the attempt is judged "
+        "(a wrong move, or the puzzle solved; only the first attempt at a puzzle is rated); "
+        "null for guests and while the line goes on",
+    )
 
 
 class Solution(BaseModel):
@@ -58,25 +67,83 @@ def puzzle_summary(game: GameName) -> PuzzleSummary:
 
 
 @api_router.get("/{game}/next", response_model=PuzzlePublic, responses=READS, operation_id="next_puzzle")
-def next_puzzle(game: GameName) -> PuzzlePublic:
-    """A puzzle near the player's level (guests: 1500)."""
-    return PuzzlePublic(**puzzles.public(puzzles.next_puzzle(game)))
+def next_puzzle(game: GameName, request: Request) -> PuzzlePublic:
+    """A puzzle near the player's puzzle rating (guests: 1500), one not yet attempted
+    while others are left."""
+    row, rating = _next_for(request, game)
+    return PuzzlePublic(**puzzles.public(row, rating))
 
 
 @api_router.post(
     "/{puzzle_id}/attempt", response_model=AttemptAnswer, responses=WRITES, operation_id="attempt_puzzle"
 )
-def attempt_puzzle(puzzle_id: PuzzleId, body: LessonLine) -> AttemptAnswer:
-    """Judge the solver's last move of ``moves`` (the line so far, the last move new)."""
-    result = puzzles.attempt(puzzles.find(puzzle_id), body.moves)
-    return AttemptAnswer(correct=result.correct, reply=result.reply, solved=result.solved)
+def attempt_puzzle(puzzle_id: PuzzleId, body: LessonLine, request: Request) -> AttemptAnswer:
+    """Judge the solver's last move of ``moves`` (the line so far, the last move new). A
+    signed-in player's first attempt at the puzzle is rated when it is judged: a wrong
+    move loses, the whole line solved wins."""
+    row = puzzles.find(puzzle_id)
+    result = puzzles.attempt(row, body.moves)
+    rating = None
+    if not result.correct or result.solved:
+        rating = _judged(request, row, solved=result.correct)[1]
+    return AttemptAnswer(
+        correct=result.correct,
+        reply=result.reply,
+        solved=result.solved,
+        rating=None if rating is None else round(rating),
+    )
 
 
 @api_router.get(
     "/{puzzle_id}/solution", response_model=Solution, responses=READS, operation_id="puzzle_solution"
 )
-def puzzle_solution(puzzle_id: PuzzleId) -> Solution:
-    return Solution(line=puzzles.find(puzzle_id)["line"])
+def puzzle_solution(puzzle_id: PuzzleId, request: Request) -> Solution:
+    """The puzzle's line. For a signed-in player, asking counts as failing the puzzle."""
+    row = puzzles.find(puzzle_id)
+    _judged(request, row, solved=False)
+    return Solution(line=row["line"])
+
+
+# ------------------------------------------------------------------ ratings
+
+
+def _next_for(request: Request, game: str) -> tuple[dict[str, Any], float]:
+    """The next puzzle for this player, and its current rating."""
+    rows = puzzles.puzzles_of(game)  # 404 for an unknown game, before the database
+    account = signed_in(request)
+    with read_session(request.app.state.sessions) as db:
+        ratings = rated.ratings_of(db, game, rows)
+        if account is None:
+            row = puzzles.next_puzzle(game, ratings=ratings)
+        else:
+            level = rated.player_rating(db, account.id, game)
+            row = puzzles.next_puzzle(
+                game, level, ratings=ratings, exclude=rated.attempted(db, account.id, game)
+            )
+    return row, ratings[row["id"]]
+
+
+def _judged(request: Request, row: dict[str, Any], solved: bool) -> tuple[rated.Rated | None, float | None]:
+    """Rate a signed-in player's first attempt at ``row`` (nothing for a guest or a
+    puzzle attempted before) and say the player's puzzle rating now (None: a guest)."""
+    account = signed_in(request)
+    if account is None:
+        return None, None
+    with request.app.state.sessions.begin() as db:
+        change = rated.record(db, account.id, row, solved)
+        now = change.after if change is not None else rated.player_rating(db, account.id, row["game"])
+    return change, now
+
+
+def _rating_said(tr: Any, judged: tuple[rated.Rated | None, float | None]) -> str:
+    """ " Your puzzle rating: 1523 (+23)." after a rated attempt; "" otherwise."""
+    change = judged[0]
+    if change is None:
+        return ""
+    return " " + tr("Your puzzle rating: %(rating)s (%(delta)s).") % {
+        "rating": round(change.after),
+        "delta": f"{change.delta:+d}".replace("-", "−"),
+    }
 
 
 # ------------------------------------------------------------------ pages
@@ -111,7 +178,18 @@ def board_of(request: Request, row: dict[str, Any], moves: list[str], **extra: A
         tap_url=f"/puzzles/{row['id']}/board",
     )
     words = puzzles.theme_words(row["themes"], tr)
-    return page_context(request, game=game, puzzle=row, theme_words=words, moves=moves, **board, **extra)
+    with read_session(request.app.state.sessions) as db:
+        shown = {**row, "rating": round(rated.puzzle_rating(db, row))}
+    return page_context(
+        request,
+        game=game,
+        puzzle=shown,
+        theme_words=words,
+        moves=moves,
+        rated_player=signed_in(request) is not None,
+        **board,
+        **extra,
+    )
 
 
 def _answer(request: Request, context: dict[str, Any]) -> Response:
@@ -124,7 +202,7 @@ def puzzle_page(
     request: Request, game_name: str, puzzle_id: Annotated[str, Query(alias="id", max_length=20)] = ""
 ) -> Response:
     if not puzzle_id:
-        row = puzzles.next_puzzle(game_name)
+        row, _rating = _next_for(request, game_name)
         return RedirectResponse(f"/puzzles/{game_name}?id={row['id']}", status_code=303)
     row = puzzles.find(puzzle_id)
     if row["game"] != game_name:
@@ -154,13 +232,12 @@ def puzzle_click(
         return _answer(request, board_of(request, row, line, taps=chosen if followed.valid else ()))
     result = puzzles.attempt(row, [*line, followed.complete])
     if not result.correct:
-        message = tr("Not the move. Try again.")
+        message = tr("Not the move. Try again.") + _rating_said(tr, _judged(request, row, solved=False))
         return _answer(request, board_of(request, row, line, message=message, ok=False))
-    message = (
-        tr("Solved!")
-        if result.solved
-        else tr("Right. Your opponent answered %(reply)s.") % {"reply": result.reply}
-    )
+    if result.solved:
+        message = tr("Solved!") + _rating_said(tr, _judged(request, row, solved=True))
+    else:
+        message = tr("Right. Your opponent answered %(reply)s.") % {"reply": result.reply}
     return _answer(
         request, board_of(request, row, result.line, message=message, ok=True, solved=result.solved)
     )
@@ -183,6 +260,8 @@ def puzzle_hint(
     message = tr("Hint: the move starts on %(point)s.") % {
         "point": game.clicks(game.parse_move(state, hint_move))[0]
     }
+    # A hint counts as a miss for a signed-in player's rating, as the solution does.
+    message += _rating_said(tr, _judged(request, row, solved=False))
     return _answer(request, board_of(request, row, line, message=message, ok=None, hint_move=hint_move))
 
 
@@ -191,6 +270,7 @@ def puzzle_shown(request: Request, puzzle_id: str) -> Response:
     row = puzzles.find(puzzle_id)
     tr = page_context(request)["_"]
     message = tr("The solution: %(line)s.") % {"line": ", ".join(row["line"])}
+    message += _rating_said(tr, _judged(request, row, solved=False))
     return _answer(request, board_of(request, row, list(row["line"]), message=message, ok=None, shown=True))
 
 

@@ -105,10 +105,19 @@ CHECKS: dict[str, Check] = {
     "safe": Check(_safe, "after that move your opponent wins at once."),
     "no-take-back": Check(_no_take_back, "after that move your opponent can take one of your pieces."),
     "switch": Check(_switch, "that is a pair move on the required axis, not a switch."),
-    "pair": Check(_pair, "that is a switch; move a pair on the required axis."),
+    "pair": Check(
+        _pair,
+        "that pair moved along the other axis, which is a switch (the lesson “Switching the axis”"
+        " teaches it); here move a pair along the required axis.",
+    ),
     "horizontal": Check(lambda g, b, t, a: t.startswith("h "), "that move is not horizontal."),
     "forbidden-one": Check(_forbidden_one, "that move leaves both buoys marked ✕ where they are."),
-    "blocks": Check(_blocks, "after that move your opponent can still make an ordinary move."),
+    "blocks": Check(
+        _blocks,
+        # Only Bilsang's lessons use it: "no move" there means nothing but removals.
+        "after that move your opponent can still move (a pair, a switch or, if penalised, a single"
+        " buoy), so they need not remove a buoy.",
+    ),
 }
 
 #: The miss of a step that names its accepted moves or points and gives no reason of its own.

@@ -109,10 +109,12 @@ def test_the_lobby_offers_the_three_rule_sets(alice: TestClient) -> None:
     assert 'name="rules"' in page
     for label in (
         "same-line pairs (recommended)",
-        "free pairs (the rules without options; almost always drawn)",
+        "free pairs (almost always drawn)",
         "long game (same-line, quiet 1000)",
     ):
         assert label in page
+    # Short labels for a phone's select; what they leave out is the hint under it.
+    assert "the long game after 1000; free pairs are the rules without options." in page
 
 
 def test_the_match_page_shows_the_rules_and_warns_of_free_pairs(alice: TestClient) -> None:

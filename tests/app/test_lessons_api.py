@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 import games
-from app import i18n
+from app import boards, i18n
 from games import lessons
 
 
@@ -124,6 +124,28 @@ def test_lesson_page_by_taps(alice: TestClient) -> None:
     hint = alice.post("/learn/bashni/capture/2/hint", data={"moves": "[]"}, headers={"HX-Request": "true"})
     assert "Hint: tap d4 → b2, in this order (the move d4:b2)." in hint.text
     assert re.search(r'class="point[^"]* hint"[^>]*data-point="d4"', hint.text)
+
+
+def test_a_blocked_bilsang_player_is_told_to_remove(alice: TestClient) -> None:
+    """A blocked player is not told an axis to keep to, and the quiet count shows the
+    position's own limit (300 in the lessons and new matches), not 100."""
+    page = alice.get("/learn/bilsang/removal").text
+    assert "No move is possible: tap a buoy to remove it" in page
+    assert "This turn the buoys move" not in page
+    assert "0 / 300" in page and "/ 100" not in page
+
+
+def test_a_penalised_bilsang_player_is_not_warned_of_the_forbidden_pair() -> None:
+    """A single move has no forbidden pair: the warning would only mislead."""
+    bilsang = games.get("bilsang")
+    after_switch = bilsang.play(
+        bilsang.parse_position(lessons.step("bilsang", "switch", 1).position), "h 1,1+ 0,1-"
+    )
+    assert after_switch.penalised and after_switch.forbidden
+    assert boards.bilsang_hints(after_switch) == [
+        "This turn the buoys move vertically.",
+        "Penalty: you may move only one buoy this turn.",
+    ]
 
 
 def test_lesson_pages_refuse_bad_input(alice: TestClient) -> None:

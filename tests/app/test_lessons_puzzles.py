@@ -42,6 +42,7 @@ def test_summary_next_attempt_solution(alice: TestClient, game_name: str) -> Non
         "correct": False,
         "reply": None,
         "solved": False,
+        "rating": None,  # a guest is not rated (tests/app/test_puzzle_ratings.py)
     }
     line = row["line"]
     for index in range(0, len(line), 2):
@@ -109,3 +110,25 @@ def test_pages(alice: TestClient) -> None:
     shown = alice.post(f"/puzzles/{row['id']}/solution", headers={"HX-Request": "true"})
     assert "The solution:" in shown.text
     assert alice.get("/puzzles/bashni?id=mo0000000000").status_code == 404
+
+
+def test_the_home_page_offers_each_games_puzzle_of_the_day(alice: TestClient) -> None:
+    """Issue 29: a daily puzzle per game on the home page, the one /puzzles names too."""
+    import datetime
+
+    from app.learn import puzzle_service
+
+    today = datetime.datetime.now(datetime.UTC).date()
+    home = alice.get("/").text
+    index = alice.get("/puzzles").text
+    offered = 0
+    for game in games.all():
+        day = puzzle_service.daily(game.name, today)
+        if day is None:
+            assert f"/puzzles/{game.name}?id=" not in home
+            continue
+        link = f'href="/puzzles/{game.name}?id={day["id"]}"'
+        assert link in home and link in index
+        assert alice.get(f"/puzzles/{game.name}?id={day['id']}").status_code == 200
+        offered += 1
+    assert offered >= 3  # Bashni, Morris and Bobail ship puzzles
