@@ -45,10 +45,18 @@
     });
   }
 
-  function seek(game, choice) {
+  // The optional range, as typed: the server checks it (and refuses it on a casual seek).
+  function range(rated) {
+    var low = form.querySelector("[name=range_min]");
+    var high = form.querySelector("[name=range_max]");
+    if (!rated || !low || !high || (!low.value && !high.value)) return null;
+    return [low.value ? +low.value : 0, high.value ? +high.value : 10000];
+  }
+
+  function seek(game, choice, rated, withRange) {
     fail("");
     var name = form.querySelector("[name=name]").value;
-    var body = { game: game, time_control: timeControl(choice), rated: false, rating_range: null };
+    var body = { game: game, time_control: timeControl(choice), rated: rated, rating_range: withRange ? range(rated) : null };
     if (name.trim()) body.name = name;
     fetch("/api/seeks", {
       method: "POST",
@@ -72,7 +80,9 @@
   form.addEventListener("submit", function (event) {
     event.preventDefault();
     if (current) return;
-    seek(form.querySelector("[name=game]").value, form.querySelector("[name=time_control]").value);
+    var ratedBox = form.querySelector("[data-seek-rated]");
+    seek(form.querySelector("[name=game]").value, form.querySelector("[name=time_control]").value,
+      !!(ratedBox && ratedBox.checked), true);
   });
 
   form.querySelector("[data-seek-cancel]").addEventListener("click", function () {
@@ -88,6 +98,6 @@
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-seek-answer]");
     if (!button || current) return;
-    seek(button.dataset.game, button.dataset.timeControl);
+    seek(button.dataset.game, button.dataset.timeControl, button.dataset.rated === "true", false);
   });
 })();

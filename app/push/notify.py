@@ -4,7 +4,8 @@
   untimed game only when none of that player's pages of the match is open (its seat not
   seen by an open event stream for ``AWAY_AFTER``);
 - a rematch offer: to the other player of the finished match;
-- a seek paired: to the player whose seek was waiting.
+- a seek paired: to the player whose seek was waiting;
+- a challenge: to the challenged account; its acceptance: to the challenger.
 
 Each change is judged once per process (the process that made it: the app calls this
 from its own publish hooks, which the other processes' NOTIFYs do not reach), by the
@@ -42,6 +43,10 @@ REMATCH = N_("Rematch?")
 REMATCH_BODY = N_("%(name)s offers a rematch of %(game)s.")
 PAIRED = N_("Opponent found")
 PAIRED_BODY = N_("Your %(game)s game against %(name)s has started.")
+CHALLENGED = N_("A challenge")
+CHALLENGED_BODY = N_("%(name)s challenges you to %(game)s.")
+ACCEPTED = N_("Challenge accepted")
+ACCEPTED_BODY = N_("%(name)s accepted your %(game)s challenge.")
 
 
 def _writer(
@@ -82,6 +87,20 @@ class Notifier:
             name=opponent,
         )
         self.executor.submit(self._safely, self.push.queue, waiting_token, write)
+
+    def challenge_received(self, holder: str, challenger: str, game: str, url: str) -> None:
+        title = games.get(game).title
+        write = _writer(
+            CHALLENGED, CHALLENGED_BODY, url, "challenges", "high", 3600, game=title, name=challenger
+        )
+        self.executor.submit(self._safely, self.push.queue, holder, write)
+
+    def challenge_accepted(self, holder: str, accepter: str, game: str, url: str) -> None:
+        title = games.get(game).title
+        write = _writer(
+            ACCEPTED, ACCEPTED_BODY, url, url.rsplit("/", 1)[-1][:32], "high", 600, game=title, name=accepter
+        )
+        self.executor.submit(self._safely, self.push.queue, holder, write)
 
     def close(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)

@@ -51,6 +51,10 @@ class Claimed:
     urgency: str
     ttl: int
     attempts: int
+    #: The lease this claim set: settling matches it too, since the id alone may name
+    #: another job by then (the lease ran out, another process sent and deleted this
+    #: one, and SQLite gave its id to a new job).
+    lease: datetime
 
 
 def no_redirects() -> requests.Session:
@@ -101,7 +105,7 @@ class PushSender(JobWorker[Claimed]):
             if subscription is None:
                 db.delete(job)
                 return None
-            job.claimed_until = moment + LEASE
+            job.claimed_until = lease = moment + LEASE
             return Claimed(
                 job.id,
                 subscription.id,
@@ -113,6 +117,7 @@ class PushSender(JobWorker[Claimed]):
                 job.urgency,
                 job.ttl,
                 job.attempts,
+                lease,
             )
 
     async def work(self, job: Claimed) -> None:
@@ -150,9 +155,10 @@ class PushSender(JobWorker[Claimed]):
         return response.status_code, None
 
     def settle(self, job: Claimed, status: int | None, retry_after: float | None) -> None:
+        ours = (PushJob.id == job.job_id, PushJob.claimed_until == job.lease)
         with self.sessions.begin() as db:
             if status is not None and 200 <= status < 300:
-                db.execute(delete(PushJob).where(PushJob.id == job.job_id))
+                db.execute(delete(PushJob).where(*ours))
             elif status in (404, 410):
                 db.execute(delete(PushSubscription).where(PushSubscription.id == job.subscription_id))
             elif (status is None or status == 429 or status >= 500) and job.attempts + 1 < MAX_ATTEMPTS:
@@ -160,7 +166,7 @@ class PushSender(JobWorker[Claimed]):
                 wait = max(wait, min(retry_after or 0.0, MAX_BACKOFF_SECONDS))
                 db.execute(
                     update(PushJob)
-                    .where(PushJob.id == job.job_id)
+                    .where(*ours)
                     .values(
                         attempts=job.attempts + 1,
                         due_at=self.clock() + timedelta(seconds=wait),
@@ -168,7 +174,7 @@ class PushSender(JobWorker[Claimed]):
                     )
                 )
             else:
-                db.execute(delete(PushJob).where(PushJob.id == job.job_id))
+                db.execute(delete(PushJob).where(*ours))
 
 
 def _retry_after(value: str | None) -> float | None:

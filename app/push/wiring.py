@@ -12,6 +12,7 @@ from datetime import datetime
 from fastapi import FastAPI
 
 from app.push.allowlist import configured_hosts
+from app.push.clock_warnings import ClockWarnings
 from app.push.keys import load_or_create
 from app.push.notify import Notifier
 from app.push.sender import PushSender
@@ -32,6 +33,7 @@ def install(app: FastAPI, clock: Callable[[], datetime]) -> None:
     notifier = Notifier(push, matches, clock)
     sender.on_poll = push.refresh_anyone
     state.vapid, state.push, state.push_sender, state.notifier = vapid, push, sender, notifier
+    state.clock_warnings = ClockWarnings(sessions, notifier, clock)
 
     # After the commit, as the match service publishes the change: handed to the
     # notifier's own thread at once. The match service's one port is wrapped, so every

@@ -10,8 +10,14 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+import games
+from app.accounts.identity import signed_in
+from app.db import read_session
 from app.fanout import sse_message
 from app.rate_limits import hashed_key, request_client_key
+from app.ratings.api import current_rating
+from app.ratings.rules import category_of
+from app.ratings.wiring import check_rated
 from app.seeks.schemas import (
     CANCEL_REFUSALS,
     CREATE_REFUSALS,
@@ -23,7 +29,8 @@ from app.seeks.schemas import (
 )
 from app.seeks.service import SeekService, broker_key
 from app.services import clocks as timing
-from app.texts import N_
+from app.services.errors import Forbidden, Invalid
+from app.texts import GUEST, N_
 from app.web import ensure_player, page_context, remembered_name, templates, viewer_hash
 
 router = APIRouter(tags=["seeks"])
@@ -32,7 +39,6 @@ router = APIRouter(tags=["seeks"])
 #: (well inside service.PRESENCE_GRACE), and re-reads its status: a NOTIFY lost while the
 #: listener reconnected costs at most this long.
 SEEN_EVERY_SECONDS = 5.0
-GUEST = N_("Guest")
 
 
 def service(request: Request) -> SeekService:
@@ -65,6 +71,7 @@ def create_seek(body: SeekCreate, request: Request, response: Response) -> dict[
     owner = ensure_player(request, response)
     name = body.name or remembered_name(request) or GUEST
     control = body.time_control.model_dump() if body.time_control is not None else None
+    rating = rated_seeker(request, body.game, control) if body.rated else None
     placed = service(request).create(
         body.game,
         control,
@@ -73,8 +80,34 @@ def create_seek(body: SeekCreate, request: Request, response: Response) -> dict[
         name,
         owner,
         client_key=hashed_key(request_client_key(request.scope)),
+        rating=rating,
     )
     return placed.as_dict()
+
+
+def rated_seeker(request: Request, game: str, control: dict[str, object] | None) -> int:
+    """The rating a rated seek is paired by (rounded, the range's scale): 403 for a guest,
+    422 with the ratings' reason for a game that is never rated (untimed)."""
+    account = signed_in(request)
+    if account is None:
+        raise Forbidden(N_("rated seeks need an account"))
+    try:
+        parsed = timing.parse(control)
+    except timing.TimeControlError as exc:
+        raise Invalid(str(exc)) from None
+    kind = parsed.kind if parsed is not None else None
+    check_rated(
+        signed_in=True, game=game, time_control_kind=kind, against_computer=False, options=None, position=None
+    )
+    category = category_of(kind)
+    if category is None or game not in games.names():
+        raise Invalid(
+            N_("unknown game %(game)s; the games are %(games)s"),
+            game=game[:32],
+            games=", ".join(games.names()),
+        )
+    with read_session(request.app.state.sessions) as db:
+        return round(current_rating(db, account.id, game, category))
 
 
 @router.get("/api/seeks", response_model=OpenSeeks, responses=LIST_REFUSALS, operation_id="list_seeks")

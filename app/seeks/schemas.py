@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, StrictBool, StrictInt, field_validator
 
-from app.schemas import NAME_RULE, ErrorDetail, Strict, TimeControlBody
+from app.schemas import NAME_RULE, Strict, TimeControlBody, documented
 from app.services.names import clean_name
 
 
@@ -58,11 +58,6 @@ class OpenSeeks(BaseModel):
     seeks: list[OpenSeek]
     #: Players seen in the last minute, per game (playing or seeking).
     online: dict[str, int]
-
-
-def documented(**codes: str) -> dict[int | str, dict[str, Any]]:
-    """Refusals with what each means for this operation."""
-    return {int(code[1:]): {"model": ErrorDetail, "description": what} for code, what in codes.items()}
 
 
 CREATE_REFUSALS = documented(

@@ -34,6 +34,7 @@ from sqlalchemy import ColumnElement, and_, func, literal_column, or_, select, t
 from sqlalchemy.orm import Session, sessionmaker
 
 import games
+from app.chat.safety import blocked_between
 from app.matches.service import MatchService
 from app.models import Match, Seat
 from app.seeks.models import Seek
@@ -115,7 +116,10 @@ class SeekService:
         name: str,
         token_hash: str,
         client_key: str | None = None,
+        rating: int | None = None,
     ) -> Placed:
+        """``rating``: the seeker's rating in this game and speed, for a rated seek (whose
+        route has checked that an account makes it and that the game can be rated)."""
         if game not in games.names():
             raise Invalid(
                 N_("unknown game %(game)s; the games are %(games)s"),
@@ -126,9 +130,9 @@ class SeekService:
             control = timing.parse(time_control)
         except timing.TimeControlError as exc:
             raise Invalid(str(exc)) from None
-        if rated:
+        if rated and rating is None:
             raise Forbidden(N_("rated seeks need an account"))
-        if rating_range is not None:
+        if rating_range is not None and not rated:
             raise Invalid(N_("a rating range is only for rated seeks"))
         name = clean_name(name)
         moment = self.clock()
@@ -139,9 +143,9 @@ class SeekService:
             time_control=timing.dumps(control) or "",
             rated=rated,
             needs_presence=needs_presence,
-            range_min=None,
-            range_max=None,
-            rating=None,
+            range_min=rating_range[0] if rating_range else None,
+            range_max=rating_range[1] if rating_range else None,
+            rating=rating if rated else None,
             name=name,
             token_hash=token_hash,
             client_key=client_key,
@@ -182,6 +186,8 @@ class SeekService:
         query = (
             select(Seek)
             .where(*self._same_bucket(seek), alive(moment), Seek.token_hash != seek.token_hash)
+            # Never two players one of whom blocked the other (issue 33).
+            .where(~blocked_between(seek.token_hash, Seek.token_hash))
             .order_by(Seek.created_at, Seek.id)
             .limit(1)
         )
@@ -216,6 +222,7 @@ class SeekService:
                 partner_token,
                 time_control=control.as_dict() if control is not None else None,
                 client_key=partner_client,
+                rated=mine.rated,
             )
             match_id = change.match.id
             self.matches.join(match_id, mine.name, mine.token_hash)

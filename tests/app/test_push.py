@@ -22,6 +22,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, utils
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import delete
 
 from app.config import Settings
 from app.main import create_app
@@ -330,3 +331,124 @@ def test_a_rematch_offer_is_pushed_to_the_other_player(push_app: FastAPI, pusher
             "url": f"/matches/{match_id}",
             "tag": match_id,
         }
+
+
+def test_a_challenge_and_its_acceptance_are_pushed(push_app: FastAPI, pusher: PushService) -> None:
+    """Issue 32, item 2: the challenged account's browser is told of the challenge, the
+    challenger's of its acceptance (a subscription made while signed in is the account's)."""
+    from tests.app.test_rated_matches import sign_up
+
+    with TestClient(push_app) as ana:
+        ben = TestClient(push_app)
+        sign_up(ana, "ana")
+        sign_up(ben, "ben")
+        ana_phone, ben_phone = Browser(pusher.origin + "/a"), Browser(pusher.origin + "/b")
+        assert ana.post("/api/push/subscriptions", json=ana_phone.subscription).status_code == 201
+        assert ben.post("/api/push/subscriptions", json=ben_phone.subscription).status_code == 201
+        body = {"to": "ben", "game": "bobail", "time_control": THREE_DAYS, "side": "first"}
+        made = ana.post("/api/challenges", json=body).json()
+        [told] = pusher.wait_for(1)
+        assert told["path"] == "/b"
+        assert ben_phone.decrypt(told["body"]) == {
+            "title": "A challenge",
+            "body": "ana challenges you to Bobail.",
+            "url": "/challenges",
+            "tag": "challenges",
+        }
+        match_id = ben.post(f"/api/challenges/{made['id']}/accept").json()["match_id"]
+        pushes = pusher.wait_for(2)
+        accepted = next(p for p in pushes if p["path"] == "/a")
+        assert ana_phone.decrypt(accepted["body"]) == {
+            "title": "Challenge accepted",
+            "body": "ben accepted your Bobail challenge.",
+            "url": f"/matches/{match_id}",
+            "tag": match_id,
+        }
+
+
+def test_a_correspondence_clock_under_an_hour_is_pushed_once_per_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pusher: PushService
+) -> None:
+    """Issue 32, item 3: the player to move hears when its correspondence clock has less
+    than an hour left; once for that turn, however often (and by how many processes)
+    the sweep runs."""
+    from tests.app.test_time_controls import FakeClock
+
+    monkeypatch.setenv("PUSH_HOSTS", "127.0.0.1")
+    clock = FakeClock()
+    url = database_url(tmp_path)
+    migrate(url)
+    settings = Settings(database_url=url, secret_key="t", rate_limits=False)
+    first, second = create_app(settings, clock=clock), create_app(settings, clock=clock)
+    with TestClient(first) as ana, TestClient(second):
+        ben = TestClient(first)
+        match_id = started(ana, bob=ben, time_control={"kind": "correspondence", "days": 1})
+        play(ana, match_id, "c5")  # Ben to move, a day on his clock
+        phone = Browser(pusher.origin + "/ben")
+        assert ben.post("/api/push/subscriptions", json=phone.subscription).status_code == 201
+        for app in (first, second):
+            app.state.push.refresh_anyone()
+        clock.advance(hours=22)
+        assert first.state.clock_warnings.sweep() == 0  # two hours left
+        clock.advance(hours=1, minutes=1)
+        assert first.state.clock_warnings.sweep() + second.state.clock_warnings.sweep() == 1
+        assert first.state.clock_warnings.sweep() == 0
+        [push] = pusher.wait_for(1)
+        assert phone.decrypt(push["body"]) == {
+            "title": "Under an hour left",
+            "body": "Your clock in Nine Men's Morris against Alice has less than an hour left.",
+            "url": f"/matches/{match_id}",
+            "tag": match_id,
+        }
+        time.sleep(0.5)
+        assert len(pusher.received) == 1
+
+
+def test_a_late_settle_never_touches_a_new_job_that_got_the_same_id(app: FastAPI) -> None:
+    """A sender whose lease ran out settles late: meanwhile another process sent and
+    deleted the job, and SQLite gave its id to a new job. Before, the late 201 deleted the
+    new job (a push lost) and a late 5xx rescheduled it; now settling matches the lease.
+    The app is not started (no lifespan): its own sender would take the jobs meanwhile."""
+    from datetime import UTC, datetime, timedelta
+
+    from app.push.models import PushJob, PushSubscription
+    from app.push.sender import PushSender
+
+    # A minute from now: the job's due_at is the real time of its insert.
+    moment = datetime.now(UTC) + timedelta(minutes=1)
+    sessions = app.state.sessions
+    with sessions.begin() as db:
+        subscription = PushSubscription(
+            token_hash="t" * 64, endpoint="https://push.example/x", p256dh="k", auth="a", lang="en"
+        )
+        db.add(subscription)
+        db.flush()
+        db.add(PushJob(subscription_id=subscription.id, payload="{}", topic="old", urgency="normal", ttl=60))
+    sender = PushSender(
+        sessions, vapid=lambda: None, subject="mailto:x", hosts=lambda: (), clock=lambda: moment
+    )  # type: ignore[arg-type,return-value]
+    claimed = sender.claim()
+    assert claimed is not None
+    with sessions.begin() as db:  # another process sent it and deleted it; a new job takes the id
+        db.execute(delete(PushJob))
+        db.add(
+            PushJob(
+                id=claimed.job_id,
+                subscription_id=claimed.subscription_id,
+                payload="{}",
+                topic="new",
+                urgency="normal",
+                ttl=60,
+            )
+        )
+    for status in (201, 503, 400):
+        sender.settle(claimed, status, None)
+    with sessions() as db:
+        job = db.get(PushJob, claimed.job_id)
+        assert job is not None and job.topic == "new" and job.attempts == 0 and job.claimed_until is None
+    # The claim's own job is still settled by it.
+    again = sender.claim()
+    assert again is not None and again.job_id == claimed.job_id
+    sender.settle(again, 201, None)
+    with sessions() as db:
+        assert db.get(PushJob, claimed.job_id) is None
