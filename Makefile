@@ -29,7 +29,7 @@ PROXY_FLAGS = $(if $(FORWARDED_ALLOW_IPS),--proxy-headers --forwarded-allow-ips 
 run: migrate
 	@echo "Tablero is at http://$(HOST):$(PORT)/  (Ctrl-C stops it)"
 	$(BIN)/uvicorn --factory app.main:create_app --host $(HOST) --port $(PORT) $(PROXY_FLAGS) --timeout-graceful-shutdown 5 \
-		--timeout-keep-alive 75 --limit-concurrency 1000 --http app.slow_clients:GuardedH11Protocol
+		--timeout-keep-alive 75 --limit-concurrency 1000 --backlog 128 --http app.slow_clients:GuardedH11Protocol
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -47,7 +47,8 @@ bench: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
 
-# Re-extract translatable texts and merge them into the Spanish catalogue.
+# Re-extract translatable texts and list those the Spanish catalogue lacks (add them by
+# hand at the end of app/translations/es.po; pybabel update would drop the data files' texts).
 messages: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ --no-location --omit-header -o /tmp/tablero.pot .
-	$(BIN)/pybabel update -i /tmp/tablero.pot -o app/translations/es.po -l es --no-location
+	$(BIN)/python -m app.manage messages /tmp/tablero.pot

@@ -12,6 +12,7 @@ from typing import Any
 import games
 from app.texts import N_
 from games.base import Game
+from games.bilsang import Removal
 
 
 @dataclass
@@ -206,7 +207,8 @@ def counters(game_name: str, state: Any) -> list[tuple[str, str]]:
             (N_("Lost buoys, player 1"), str(state.lost1)),
             (N_("Lost buoys, player 2"), str(state.lost2)),
             (N_("Buoys left"), str(len(state.cells))),
-            (N_("Plies without removal"), f"{state.quiet} / 100"),
+            # The limit is the match's (quiet=N; 300 in new matches), not always 100.
+            (N_("Plies without removal"), f"{state.quiet} / {state.limit}"),
         ]
     return []
 
@@ -304,12 +306,16 @@ def move_rows(game: Game, notations: list[str]) -> list[dict[str, Any]]:  # type
 def bilsang_hints(state: Any) -> list[str]:
     """What a Bilsang player must keep in mind this turn, as msgids (the banner shows them)."""
     hints = []
+    moves = games.get("bilsang").legal_moves(state)
+    if moves and all(isinstance(m, Removal) for m in moves):
+        # Blocked: an axis to keep to would mislead; the only thing left is a removal.
+        return [N_("No move is possible: tap a buoy to remove it; it counts as one of your lost buoys.")]
     if state.axis == "h":
         hints.append(N_("This turn the buoys move horizontally."))
     elif state.axis == "v":
         hints.append(N_("This turn the buoys move vertically."))
     if state.penalised:
         hints.append(N_("Penalty: you may move only one buoy this turn."))
-    if state.forbidden:
+    if state.forbidden and not state.penalised:  # a single move has no forbidden pair
         hints.append(N_("The two buoys marked ✕ may not move together."))
     return hints

@@ -8,7 +8,7 @@ import functools
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
@@ -118,6 +118,17 @@ def reading(engine: Engine) -> Connection:
     if engine.dialect.name == "postgresql":
         return engine.connect().execution_options(isolation_level="AUTOCOMMIT")
     return engine.connect().execution_options(**READ_ONLY)
+
+
+@contextlib.contextmanager
+def read_session(sessions: sessionmaker[Session]) -> Iterator[Session]:
+    """A session for reads only, on a ``reading`` connection: on SQLite a plain
+    ``sessions()`` begins with ``BEGIN IMMEDIATE`` (below), the site's one writer lock, so
+    every page view that only reads (the header's count, the lobby, a profile) queued
+    behind the moves' writes and made them queue. Nothing written here is kept safely:
+    on PostgreSQL each statement commits by itself."""
+    with reading(sessions.kw["bind"]) as conn, sessions(bind=conn) as db:
+        yield db
 
 
 def _sqlite_begin_immediate(connection: Any) -> None:

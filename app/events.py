@@ -43,8 +43,12 @@ class Broker:
             return sum(1 for entry in self._subscribers.get(match_id, ()) if entry[2])
 
     @asynccontextmanager
-    async def subscribe(self, match_id: str, spectator: bool = False) -> AsyncIterator[asyncio.Queue[int]]:
-        queue: asyncio.Queue[int] = asyncio.Queue()
+    async def subscribe(
+        self, match_id: str, spectator: bool = False, queue: asyncio.Queue[int] | None = None
+    ) -> AsyncIterator[asyncio.Queue[int]]:
+        """Events of ``match_id`` (any key: ``seek:<id>``, ``chat:<id>``) into a new queue,
+        or into ``queue`` (one stream may hear several keys)."""
+        queue = queue if queue is not None else asyncio.Queue()
         entry = (asyncio.get_running_loop(), queue, spectator)
         with self._lock:
             self._subscribers[match_id].add(entry)
@@ -57,6 +61,18 @@ class Broker:
                     subscribers.discard(entry)
                     if not subscribers:
                         del self._subscribers[match_id]
+
+
+class Negating(asyncio.Queue[int]):
+    """Hands what it is given to ``target`` negated: subscribed to a second key, it lets
+    one queue tell that key's events (negative) from its own (versions are positive)."""
+
+    def __init__(self, target: asyncio.Queue[int]) -> None:
+        super().__init__()
+        self.target = target
+
+    def put_nowait(self, item: int) -> None:
+        self.target.put_nowait(-item)
 
 
 def _deliver(queues: list[asyncio.Queue[int]], version: int) -> None:

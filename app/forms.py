@@ -19,10 +19,11 @@ from app.texts import N_
 from games.bilsang import NEW_MATCH_OPTIONS
 
 #: The Bilsang rule sets offered on the new-match form: label and engine options
-#: (RULES.md, "Bilsang rule options"); the first is the default for new matches.
+#: (RULES.md, "Bilsang rule options"); the first is the default for new matches. The labels
+#: are short enough for a phone's select; the form's hint under it says the rest.
 BILSANG_RULES: dict[str, tuple[str, dict[str, Any]]] = {
     "line": (N_("same-line pairs (recommended)"), dict(NEW_MATCH_OPTIONS)),
-    "free": (N_("free pairs (the rules without options; almost always drawn)"), {}),
+    "free": (N_("free pairs (almost always drawn)"), {}),
     "long": (N_("long game (same-line, quiet 1000)"), {"line": True, "quiet": 1000}),
 }
 

@@ -23,6 +23,14 @@ from app.accounts import pages as accounts_pages
 from app.accounts.data import AccountData
 from app.accounts.passkeys import PasskeyService
 from app.accounts.service import AccountService
+from app.challenges import api as challenges_api
+from app.challenges import pages as challenges_pages
+from app.chat import api as chat_api
+from app.chat import moderation_pages
+from app.chat import pages as chat_pages
+from app.chat.moderation import Moderation
+from app.chat.safety import Safety
+from app.chat.service import ChatService
 from app.compression import Compression
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
@@ -32,7 +40,10 @@ from app.events import Broker
 from app.heartbeat import Heartbeat
 from app.learn import api as learn_api
 from app.learn import pages as learn_pages
-from app.learn import puzzles as learn_puzzles
+from app.learn import wiring as learn_wiring
+from app.mail import api as mail_api
+from app.mail import pages as mail_pages
+from app.mail import wiring as mail_wiring
 from app.matches.events import Publisher
 from app.matches.model import now
 from app.matches.service import MatchService
@@ -42,6 +53,9 @@ from app.process_limits import bound_logs, raise_descriptor_limit
 from app.push import routes as push_routes
 from app.push import wiring as push_wiring
 from app.rate_limits import Limiter, TooManyRequests
+from app.ratings import api as ratings_api
+from app.ratings import pages as ratings_pages
+from app.ratings import wiring as ratings_wiring
 from app.review import ReviewService, ReviewWorker
 from app.routes import (
     api,
@@ -94,9 +108,15 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
             await app.state.review_worker.start()
             await app.state.cleanup.start()
             await app.state.push_sender.start()
+            await app.state.clock_warnings.start()
+            for worker in mail_wiring.workers(app):
+                await worker.start()
             try:
                 yield
             finally:
+                for worker in mail_wiring.workers(app):
+                    await worker.stop()
+                await app.state.clock_warnings.stop()
                 await app.state.push_sender.stop()
                 app.state.notifier.close()
                 await app.state.cleanup.stop()
@@ -174,6 +194,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.computer = computer
     app.state.deadlines = deadlines
     app.state.ladder = LadderService(sessions, matches)
+    ratings_wiring.wire(matches)
     app.state.records = RecordService(sessions)
     app.state.review_worker = ReviewWorker(
         sessions, processes=settings.computer_processes, clock=clock or now
@@ -182,11 +203,16 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.accounts = AccountService(sessions, clock=clock or now)
     app.state.passkeys = PasskeyService(sessions, app.state.accounts, clock=clock or now)
     app.state.account_data = AccountData(sessions, app.state.accounts, matches)
+    # Chat lines go to the match's streams on the broker (NOTIFY between processes).
+    app.state.chat = ChatService(sessions, clock or now, broker.publish)
+    app.state.chat_safety = Safety(sessions, app.state.chat, clock or now)
+    app.state.moderation = Moderation(sessions, clock or now)
     app.state.cleanup = Cleanup(matches, interval_seconds=settings.cleanup_seconds)
     app.state.presence = Presence(sessions, clock or now)
     app.state.heartbeat = Heartbeat(sessions, matches, clock=clock or now, flush=app.state.presence.flush)
     deadlines.paused = lambda: app.state.heartbeat.failing
     push_wiring.install(app, clock or now)
+    mail_wiring.install(app, settings, clock or now)
 
     app.mount(api_docs.ASSETS_URL, StaticFiles(directory=str(api_docs.ASSETS)), name="api-docs-assets")
     app.mount("/static", HashedStatic(directory=str(ROOT / "static")), name="static")
@@ -194,8 +220,13 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     # paths (all under /api/) are the hot ones; no page's path starts with /api/.
     app.include_router(api.router)
     app.include_router(seeks.router)
+    app.include_router(challenges_api.router)
     app.include_router(push_routes.router)
     app.include_router(accounts_api.router)
+    app.include_router(mail_api.router)
+    app.include_router(ratings_api.router)
+    app.include_router(chat_api.router)
+    app.include_router(ratings_pages.router)
     app.include_router(api_docs.router)
     app.include_router(pages.router)
     app.include_router(match_pages.router)
@@ -208,9 +239,12 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(record_pages.router)
     app.include_router(learn_api.router)
     app.include_router(learn_pages.router)
-    app.include_router(learn_puzzles.api_router)
-    app.include_router(learn_puzzles.router)
+    learn_wiring.install(app)
     app.include_router(accounts_pages.router)
+    app.include_router(challenges_pages.router)
+    app.include_router(chat_pages.router)
+    app.include_router(moderation_pages.router)
+    app.include_router(mail_pages.router)
     _install_error_handlers(app)
     # Headers on everything (500s included), the cheap refusals before any work.
     app.state.limiter = Limiter() if settings.rate_limits else None
@@ -295,7 +329,8 @@ def refusal(request: Request, exc: Exception) -> Response | None:
     """The answer to a refusal raised by a service, a game or the database, or ``None``
     for any other exception (a 500). The exception handlers and ``MoveCalls`` use it."""
     if isinstance(exc, ServiceError):
-        return _error_response(request, exc.status_code, exc)
+        # A refusal may carry headers of its own (the chat's 429 says Retry-After).
+        return _error_response(request, exc.status_code, exc, getattr(exc, "headers", None))
     if isinstance(exc, GameError):
         return _error_response(request, 422, exc)
     if isinstance(exc, TooManyRequests):

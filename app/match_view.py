@@ -14,11 +14,14 @@ from fastapi import Request
 
 import games
 from app import boards, i18n, texts
+from app.learn.turning_point import offer_url
 from app.matches.clock import clock_state
-from app.matches.model import history, other_side, seat_of
+from app.matches.model import Viewed, other_side, seat_of
 from app.models import Match
+from app.ratings.pages import seat_ratings, signed
 from app.services import clock_words, describe
 from app.services.clicks import click_tree, follow, tree_points
+from app.services.records import line_of_match
 from app.services.tokens import CONTINUE_LIFETIME_SECONDS, continue_code, same
 from app.web import absolute_url, language, page_context, settings, viewer_hash
 
@@ -31,18 +34,22 @@ def continue_path(request: Request, match: Match, seat_id: int, holder_hash: str
     return f"/matches/{match.id}/continue/{seat_id}/{expires}/{code}"
 
 
-def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **extra: Any) -> dict[str, Any]:
+def match_context(
+    request: Request, viewed: Viewed, taps: tuple[str, ...] = (), **extra: Any
+) -> dict[str, Any]:
+    match = viewed.match
     game = games.get(match.game)
     viewer = viewer_hash(request)
     seat = seat_of(match, viewer)
-    positions = history(match)
+    positions = viewed.positions()
+    notations = viewed.notations
     at = extra.pop("at", None)
     # Browsing: an earlier position is shown while the match goes on (or after it ended).
     replay = at is not None and 0 <= at < len(positions) - 1
     shown_ply = at if replay else len(positions) - 1
     state = positions[shown_ply]
     before = positions[shown_ply - 1] if shown_ply > 0 else None
-    last_notation = match.moves[shown_ply - 1].notation if shown_ply > 0 else None
+    last_notation = notations[shown_ply - 1] if shown_ply > 0 else None
     my_turn = (
         not replay and seat is not None and match.status == "playing" and game.to_move(state) == seat.side
     )
@@ -69,6 +76,11 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
     extra.setdefault(
         "account_names", {s.side: holders[s.token_hash] for s in match.seats if s.token_hash in holders}
     )
+    # A rated match's ratings ("1540?") and, once rated, each side's change (issue 31).
+    extra.setdefault("seat_ratings", seat_ratings(request.app.state.sessions, match) if match.rated else {})
+    extra.setdefault(
+        "rating_deltas", {side: signed(c["delta"]) for side, c in (match.rating_changes or {}).items()}
+    )
     moment = request.app.state.matches.clock()
     extra.setdefault("timing", clock_state(match, game.to_move(positions[-1]), moment))
     # The words static/clocks.js speaks as the viewer's own clock runs low.
@@ -79,10 +91,18 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
     )
     if match.ladder_run_id is not None:
         extra["run"] = request.app.state.ladder.get(match.ladder_run_id)
-        extra["clock"] = think_clock(match, moment)
+        extra["clock"] = think_clock(match, moment, viewed.white_think_ms)
     continue_link = None
     if seat is not None:
         continue_link = absolute_url(request, continue_path(request, match, seat.id, seat.token_hash))
+    # The loser's turning point (issue 29): looked up only when the page's record links
+    # are drawn, and only for the player who lost (the review panel is on another page).
+    lost = seat is not None and match.winner is not None and match.winner != seat.side
+    # The whole line is read then (the view read only the moves around the shown ply).
+    matches = request.app.state.matches
+    extra.setdefault(
+        "turning_url", lambda: offer_url(request, line_of_match(matches.get(match.id))) if lost else None
+    )
     seat_moved = seat is None and any(same(s.moved_from_hash, viewer) for s in match.seats)
     invite_url = absolute_url(request, f"/matches/{match.id}")
     against_computer = any(s.ai_level is not None for s in match.seats)
@@ -112,10 +132,12 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
         click_tree=json.dumps(tree, separators=(",", ":")) if tree else "",
         step_hints=boards.STEP_HINTS,
         turn_hints=boards.bilsang_hints(state) if my_turn and game.name == "bilsang" else [],
-        move_rows=boards.move_rows(game, [m.notation for m in match.moves]),
+        move_rows=boards.move_rows(game, notations),
         last_steps=json.dumps(boards.move_steps(game, before, last_notation)),
         last_kind=boards.move_kind(game.name, before, state, last_notation),
         low_time_said=low_time_said,
+        # Who made the last move (a takeback is asked for one's own last move).
+        last_mover=viewed.moves[match.ply].side if match.ply else None,
         **extra,
     )
     # Screen-reader words and the keyboard cursor's map (app/services/describe.py).
@@ -126,6 +148,7 @@ def match_context(request: Request, match: Match, taps: tuple[str, ...] = (), **
             match=match,
             board=context["board"],
             positions=positions,
+            last_move=viewed.moves.get(shown_ply),
             shown_ply=shown_ply,
             viewer_side=seat.side if seat is not None else None,
             my_turn=my_turn,
@@ -143,9 +166,9 @@ def invite_qr(url: str) -> str:
     )
 
 
-def think_clock(match: Match, moment: datetime) -> dict[str, Any]:
-    """White's think time in this game, in ms: what is done, and the running turn."""
-    done = sum(m.think_ms or 0 for m in match.moves if m.side == "w")
+def think_clock(match: Match, moment: datetime, done: int) -> dict[str, Any]:
+    """White's think time in this game, in ms: what is done (``done``, the moves' sum), and
+    the running turn."""
     running = 0
     game = games.get(match.game)
     white_to_move = game.to_move(game.parse_position(match.position)) == "w"

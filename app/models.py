@@ -14,6 +14,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -35,6 +36,8 @@ class Match(Base):
     options: Mapped[str] = mapped_column(Text, default="{}")
     status: Mapped[str] = mapped_column(String(16), index=True)  # waiting | playing | finished
     public: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: Asked for a rated game (issue 31): both seats need accounts; the finish rates it.
+    rated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     initial_position: Mapped[str] = mapped_column(Text)
     position: Mapped[str] = mapped_column(Text)
     ply: Mapped[int] = mapped_column(Integer, default=0)
@@ -72,12 +75,19 @@ class Match(Base):
     #: When the side to move runs out, or a match nobody joined expires: the deadline
     #: worker's queue (any process finishes a match whose deadline has passed).
     deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), index=True)
+    #: The ply at which the side to move was told its correspondence clock is under an
+    #: hour (app/push/clock_warnings.py): each turn is warned once, by one process.
+    warned_ply: Mapped[int | None] = mapped_column(Integer)
     #: A hash of the creating client's address (the rate-limit key): open seeks per client.
     client_key: Mapped[str | None] = mapped_column(String(64), index=True)
 
     seats: Mapped[list[Seat]] = relationship(
         back_populates="match", order_by="Seat.side", cascade="all, delete-orphan"
     )
+    #: Not a column: a finished rated match's changes, set by the read that loads it
+    #: (``__allow_unmapped__`` lets the ORM leave this plain annotation alone).
+    __allow_unmapped__ = True
+    rating_changes: dict[str, dict[str, float]] | None = None
     moves: Mapped[list[MoveRecord]] = relationship(
         back_populates="match", order_by="MoveRecord.ply", cascade="all, delete-orphan"
     )
@@ -230,8 +240,7 @@ class PlayerRating(Base):
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    #: The account (accounts.id); its foreign key comes with the accounts branch.
-    account_id: Mapped[int | None] = mapped_column(Integer)
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
     game: Mapped[str] = mapped_column(String(16))
     #: realtime | correspondence
     category: Mapped[str] = mapped_column(String(16))
@@ -261,9 +270,9 @@ class RatingChange(Base):
     #: Null once the match is deleted (retention): the history outlives it.
     match_id: Mapped[str | None] = mapped_column(ForeignKey("matches.id", ondelete="SET NULL"))
     side: Mapped[str] = mapped_column(String(4))
-    #: accounts.id of this side and of the other (foreign keys with the accounts branch).
-    account_id: Mapped[int | None] = mapped_column(Integer)
-    opponent_id: Mapped[int | None] = mapped_column(Integer)
+    #: accounts.id of this side and of the other (the opponent's history row stays, unnamed).
+    account_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id", ondelete="CASCADE"))
+    opponent_id: Mapped[int | None] = mapped_column(ForeignKey("accounts.id", ondelete="SET NULL"))
     game: Mapped[str] = mapped_column(String(16))
     category: Mapped[str] = mapped_column(String(16))
     before: Mapped[float] = mapped_column()

@@ -128,12 +128,14 @@ class PgBroker:
         return self.local.spectators(match_id)
 
     @asynccontextmanager
-    async def subscribe(self, match_id: str, spectator: bool = False) -> AsyncIterator[asyncio.Queue[int]]:
+    async def subscribe(
+        self, match_id: str, spectator: bool = False, queue: asyncio.Queue[int] | None = None
+    ) -> AsyncIterator[asyncio.Queue[int]]:
         with self._lock:
             self._watched[match_id] += 1
         try:
-            async with self.local.subscribe(match_id, spectator=spectator) as queue:
-                yield queue
+            async with self.local.subscribe(match_id, spectator=spectator, queue=queue) as found:
+                yield found
         finally:
             with self._lock:
                 self._watched[match_id] -= 1

@@ -117,7 +117,26 @@ DEFAULT_LIMITS = {
     # The analysis board: a tap each; a person taps a few a second at most, and each
     # answer costs up to 0.2 s of CPU unless its variation is already replayed.
     "analysis": Limit("analysis", 2.0, 30),
+    # Making an account or checking a password: each costs an Argon2id hash (64 MiB and
+    # tens of milliseconds), and unbounded sign-ups would let one address squat names.
+    # Ten at once (a classroom behind one address), then one every ten seconds.
+    "account": Limit("account", 0.1, 10),
 }
+
+#: The requests that make an account or check a password (the "account" limit). Failed
+#: sign-ins are also counted per username and per address (app/accounts/limits.py).
+ACCOUNT_REQUESTS = frozenset(
+    {
+        ("POST", "/api/account"),
+        ("POST", "/signup"),
+        ("POST", "/api/session"),
+        ("POST", "/signin"),
+        ("POST", "/api/account/password"),
+        ("POST", "/account/password"),
+        ("POST", "/account/close"),
+        ("DELETE", "/api/account"),
+    }
+)
 
 
 def classify(method: str, path: str) -> str | None:
@@ -127,6 +146,8 @@ def classify(method: str, path: str) -> str | None:
         return "create"  # a search of the computer's strongest level: as costly as a new match
     if method == "GET" and path.endswith("/board.png"):
         return "create"  # a rasterisation holds the process's GIL for tens of milliseconds
+    if (method, path) in ACCOUNT_REQUESTS:
+        return "account"
     if method != "POST":
         return None
     # A rematch creates a match as much as the lobby's form does (the page's rematch

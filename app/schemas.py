@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, field_validator
@@ -66,6 +67,14 @@ class _MatchCreate(Strict):
     time_control: TimeControlBody | None = None
     #: Start from this position string instead of the game's start (issue 18).
     position: str | None = Field(default=None, max_length=2000)
+    rated: StrictBool = Field(
+        default=False,
+        description=(
+            "A rated game (issue 31): needs a signed-in creator (403 otherwise) and a game that can "
+            "be rated (422 otherwise: a time control, not against the computer, the standard start, "
+            "the game's default rules); joining it needs an account (403); takebacks are refused (409)."
+        ),
+    )
 
     @field_validator("name")
     @classmethod
@@ -170,6 +179,12 @@ class Result(BaseModel):
     reason: str
 
 
+class RatingChangePublic(BaseModel):
+    before: float
+    after: float
+    delta: float
+
+
 class MatchPublic(BaseModel):
     id: str
     game: str
@@ -203,6 +218,11 @@ class MatchPublic(BaseModel):
 
     #: On a finished match, the side asking for a rematch (see ``/rematch`` with an action).
     rematch_offer: str | None = None
+    #: A rated game (issue 31).
+    rated: bool = False
+    #: Once a rated match is finished and rated: each side's rating before, after, and
+    #: the change (unrounded); null otherwise.
+    rating_changes: dict[str, RatingChangePublic] | None = None
 
 
 class MyMatch(BaseModel):
@@ -297,10 +317,27 @@ class LeaderboardEntry(BaseModel):
     account: str | None = None
 
 
+class RunInProgress(BaseModel):
+    name: str
+    #: The opponent being played now (1..18): how far the run has come.
+    opponent: int
+    wins: int
+    avg_think_ms: int | None
+    #: The score so far (what the run would score if it ended now).
+    score: int
+    started_at: str | None
+    run_id: str
+    account: str | None = None
+
+
 class Leaderboard(BaseModel):
+    #: The ranking: finished runs only.
     entries: list[LeaderboardEntry]
     page: int
     pages: int
+    #: Added: the runs still being played, best score first, at most 10 (the same on
+    #: every page); never ranked in ``entries`` until they finish.
+    in_progress: list[RunInProgress] = []
 
 
 _RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}}
@@ -321,3 +358,20 @@ WRITE_REFUSALS = (400, 403, 404, 409, 413, 422, 429, 503)
 
 def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {code: {"model": ErrorDetail, **_REFUSALS[code]} for code in codes}
+
+
+def described(descriptions: Mapping[int, str], *codes: int) -> dict[int | str, dict[str, Any]]:
+    """Refusals for the OpenAPI document from a module's own descriptions of each status
+    (accounts, chat): the error model, and ``Retry-After`` on 429 and 503."""
+    answer: dict[int | str, dict[str, Any]] = {}
+    for code in codes:
+        entry: dict[str, Any] = {"model": ErrorDetail, "description": descriptions[code]}
+        if code in (429, 503):
+            entry["headers"] = _RETRY_AFTER
+        answer[code] = entry
+    return answer
+
+
+def documented(**codes: str) -> dict[int | str, dict[str, Any]]:
+    """Refusals described per operation, as ``_409="what it means here"`` (seeks, challenges)."""
+    return {int(code[1:]): {"model": ErrorDetail, "description": what} for code, what in codes.items()}

@@ -162,8 +162,14 @@ class Hardening:
             stream_key = request_client_key(scope)
             # No await between the check and the count: the event loop runs one at a time.
             if not self.streams.open(stream_key):
+                # Connection: close, so a refused stream gives its descriptor back at
+                # once instead of idling on keep-alive (1,100 refused-but-open
+                # connections took a 1024-descriptor process to EMFILE).
                 await _refuse(
-                    respond, 429, "too many open event streams; close some pages", [(b"retry-after", b"10")]
+                    respond,
+                    429,
+                    "too many open event streams; close some pages",
+                    [(b"retry-after", b"10"), (b"connection", b"close")],
                 )
                 return
         try:

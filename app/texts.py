@@ -68,6 +68,9 @@ STRENGTHS = {
 BASHNI_LEVELS = {"easy": 1, "medium": 3, "hard": 5, "strongest": 7, "master": 19}
 OTHER_LEVELS = {"easy": 1, "medium": 2, "hard": 3, "strongest": 4, "master": 5}
 
+#: The name of a player who has given none (a seek, a form's default name).
+GUEST = N_("Guest")
+
 COMPUTER_LEVEL = N_("Computer (level %(n)s)")
 #: Whole names rather than "Computer (%s)": in Spanish the word agrees with "ordenador".
 COMPUTER_NAMES = {
@@ -77,6 +80,10 @@ COMPUTER_NAMES = {
     "strongest": N_("Computer (strongest)"),
     "master": N_("Computer (master)"),
 }
+
+#: The computer in a select that also offers a friend (the analysis and import pages):
+#: the seat's own name, short enough for a phone, the master's thinking time kept.
+OPPONENT_CHOICES = {**COMPUTER_NAMES, "master": N_("Computer (master, thinks 2 s)")}
 
 
 def side_label(game: Game, side: str) -> str:  # type: ignore[type-arg]

@@ -195,6 +195,19 @@ def remembered_name(request: Request) -> str:
     return unquote(request.cookies.get(NAME_COOKIE) or "", errors="replace")[:32]
 
 
+def name_for_form(request: Request) -> str:
+    """The name a form that starts a match comes filled in with: the last one used here,
+    else the signed-in account's username, else "Guest" in the page's language. A form
+    reached without ever typing a name (the analysis page of an imported game) must start
+    its match at the first click, not stop at the browser's "fill out this field"."""
+    account = signed_in(request)
+    return (
+        remembered_name(request)
+        or (account.username if account is not None else "")
+        or i18n.translations(language(request)).gettext(texts.GUEST)
+    )
+
+
 def absolute_url(request: Request, path: str) -> str:
     """An absolute link to ``path`` for people to copy: from the configured origin
     (PUBLIC_URL, else http://localhost:PORT), never from a header a client sets."""

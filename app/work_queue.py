@@ -49,13 +49,20 @@ class QueueWorker(ABC):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self._stopping = False
 
     async def start(self) -> None:
+        self._stopping = False
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._tasks = [asyncio.create_task(self._run()) for _ in range(self.concurrency)]
 
     async def stop(self) -> None:
+        # Besides the cancellation: a round may swallow it (a library that turns
+        # CancelledError into its own error, or Python 3.11's wait_for when the wake-up
+        # lands at the same moment, CPython gh-86296), and the task would then sleep on
+        # as if never stopped while stop() waits for it.
+        self._stopping = True
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:
@@ -75,14 +82,14 @@ class QueueWorker(ABC):
     async def _run(self) -> None:
         assert self._wake is not None
         log = logging.getLogger(type(self).__module__)
-        while True:
+        while not self._stopping:
             self._wake.clear()
             try:
                 pause = await self.round()
             except Exception:
                 log.exception(self.failure)
                 pause = self.poll_seconds
-            if pause is None:
+            if pause is None or self._stopping:
                 continue
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=pause)

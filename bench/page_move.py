@@ -11,6 +11,8 @@ with ``HX-Request``; ``--door click``: the taps to ``POST /matches/{id}/click``,
 before issue 28), then the mover's and the opponent's pages each fetch ``GET /live`` on the
 ``changed`` event, and one spectator's view is rendered (``GET /live`` without a seat: the
 same read and render as the ``live`` event, made once per version for all spectators).
+A third kind, ``account``, is the page's move made by two signed-in accounts (issue 30):
+every request then finds its session row, and the seat by the account's holder.
 The rounds alternate (JSON early, page early, JSON late, page late, then the next ply) so
 that the machine's drift is the same for all; the server's CPU (user + system, /proc) is
 summed per kind and window and reported per move.
@@ -61,10 +63,27 @@ def main(argv: list[str] | None = None) -> int:
         def client() -> httpx.Client:
             return httpx.Client(base_url=server.url, timeout=30)
 
-        def new_group() -> list[tuple[str, dict[str, httpx.Client], httpx.Client]]:
+        accounts = iter(range(1_000_000))
+
+        def signed_up() -> httpx.Client:
+            browser = client()
+            name = f"bench{next(accounts)}"
+            made = browser.post("/api/account", json={"username": name, "password": "bench password 1"})
+            assert made.status_code == 201, made.text
+            return browser
+
+        players = (signed_up(), signed_up())
+
+        def new_group(kind: str) -> list[tuple[str, dict[str, httpx.Client], httpx.Client]]:
             group = []
             for _ in range(args.matches):
-                alice, bob, carol = client(), client(), client()
+                if kind == "account":
+                    # Two accounts for all these matches: sign-ups check a password, and
+                    # password checks are limited per process even with RATE_LIMITS=off.
+                    alice, bob = players
+                else:
+                    alice, bob = client(), client()
+                carol = client()
                 created = alice.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
                 match_id = created.json()["id"]
                 bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).raise_for_status()
@@ -89,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
             for page in (mover, other, carol):  # the changed event's GET /live; a spectator's view
                 assert page.get(f"/matches/{match_id}/live", headers=HX).status_code == 200
 
-        groups = {(kind, window): new_group() for kind in ("json", "page") for window in starts}
+        kinds = ("json", "page", "account")
+        groups = {(kind, window): new_group(kind) for kind in kinds for window in starts}
         for (_kind, window), group in groups.items():
             for ply in range(starts[window]):  # brought to the window unmeasured, over the API
                 for match_id, pair, carol in group:
@@ -109,9 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     per = {key: seconds / moves * 1000 for key, seconds in spent.items()}
     print(f"app: {args.app_dir}  door: {args.door}  {moves} moves per kind and window")
     for window in starts:
-        json_ms, page_ms = per["json", window], per["page", window]
-        ratio = page_ms / json_ms
-        print(f"{window:>5}: JSON move {json_ms:5.2f} ms, page {page_ms:5.2f} ms server CPU, x{ratio:.1f}")
+        json_ms, page_ms, account_ms = per["json", window], per["page", window], per["account", window]
+        print(
+            f"{window:>5}: JSON move {json_ms:5.2f} ms, page {page_ms:5.2f} ms (x{page_ms / json_ms:.1f}), "
+            f"page signed in {account_ms:5.2f} ms (x{account_ms / page_ms:.2f} of a guest's) server CPU"
+        )
     print(f"page move late / early: ×{per['page', 'late'] / per['page', 'early']:.2f}")
     return 0
 

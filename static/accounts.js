@@ -73,6 +73,9 @@
           const li = document.createElement("li"); li.textContent = code; return li;
         }));
         document.querySelector("[data-codes-panel]").hidden = false;
+        if (window.tableroWho) window.tableroWho.told(done.username || username);
+        const header = document.querySelector("header .whoami");
+        if (header && window.htmx) window.htmx.trigger(header, "tablero:who");
         root.querySelector("[data-signup-forms]").hidden = true;
         say(button.dataset.done);
       }

@@ -69,3 +69,21 @@ document.addEventListener("click", (event) => {
   const next = window.location.pathname + window.location.search;
   link.href = `/lang/${link.hreflang}?next=${encodeURIComponent(next)}`;
 });
+
+// Who is signed in, told across this browser's tabs: a page that loads signed in (or
+// out) writes the name to localStorage, and every other open tab hears of the change and
+// asks the server for its header again (/whoami). A game being played goes on under the
+// account it now belongs to, without a reload. The server alone says who you are.
+const WHO_KEY = "tablero-who";
+window.tableroWho = {
+  told(name) { try { if (localStorage.getItem(WHO_KEY) !== name) localStorage.setItem(WHO_KEY, name); } catch { /* private mode */ } },
+};
+document.addEventListener("DOMContentLoaded", () => {
+  const shown = document.querySelector("header .whoami");
+  if (shown) window.tableroWho.told(shown.dataset.who || "");
+});
+window.addEventListener("storage", (event) => {
+  if (event.key !== WHO_KEY) return;
+  const shown = document.querySelector("header .whoami");
+  if (shown && (shown.dataset.who || "") !== (event.newValue || "") && window.htmx) window.htmx.trigger(shown, "tablero:who");
+});

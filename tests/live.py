@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 
@@ -23,12 +24,21 @@ class LiveServer:
     """uvicorn serving the app on a free port, against its own database."""
 
     def __init__(
-        self, database_url: str, env: dict[str, str] | None = None, nofile: int | None = None
+        self,
+        database_url: str,
+        env: dict[str, str] | None = None,
+        nofile: int | None = None,
+        args: tuple[str, ...] = (),
+        log: Path | None = None,
     ) -> None:
         self.database_url = database_url
         self.env = env or {}
         #: A lowered limit on open files (soft and hard), as a small host would have.
         self.nofile = nofile
+        #: More uvicorn options (the ones ``make run`` gives, for a test of them).
+        self.args = args
+        #: Where the server's output goes (the tests' own output when None).
+        self.log = log
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -44,6 +54,7 @@ class LiveServer:
             "PUBLIC_URL": self.url,
             **self.env,
         }
+        log_file = self.log.open("ab") if self.log is not None else None
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -60,11 +71,16 @@ class LiveServer:
                 # Event streams never end by themselves: do not wait long for them.
                 "--timeout-graceful-shutdown",
                 "3",
+                *self.args,
             ],
             cwd=ROOT,
             env=env,
             preexec_fn=self._limit_files if self.nofile else None,
+            stdout=log_file,
+            stderr=subprocess.STDOUT if log_file is not None else None,
         )
+        if log_file is not None:
+            log_file.close()  # the server holds its own copy
         # A shared, loaded machine can take half a minute just to import the app.
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:

@@ -33,11 +33,13 @@ from app.accounts.schemas import (
     refusals,
 )
 from app.accounts.service import AccountService, SignedIn, Unauthorized
+from app.db import read_session
 from app.models import Account
 from app.rate_limits import hashed_key, request_client_key
+from app.ratings.api import ratings_of
 from app.services.tokens import token_hash
 from app.texts import N_
-from app.web import player_token, settings
+from app.web import player_token, remember_name, remembered_name, settings
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 #: Declares the session cookie in the OpenAPI document for the calls that need one (the
@@ -87,6 +89,13 @@ def me(request: Request) -> Account:
     return account
 
 
+def account_answer(request: Request, account_id: int) -> dict[str, Any]:
+    """``GET /api/account``: the summary, and the email address where the site sends email."""
+    service = getattr(request.app.state, "email", None)
+    email = service.state(account_id) if service is not None else None
+    return {**accounts(request).summary(account_id), "email": email}
+
+
 def signed_in_answer(request: Request, signed: SignedIn, status: int, body: dict[str, Any]) -> Response:
     """The answer with the new session's cookie; the old session (if any) is ended, so a
     browser never keeps a session id from before it signed in."""
@@ -95,6 +104,11 @@ def signed_in_answer(request: Request, signed: SignedIn, status: int, body: dict
         accounts(request).end_session(old)
     response = JSONResponse(body, status_code=status)
     identity.set_session_cookie(request, response, signed.session_id)
+    if not remembered_name(request):
+        # The new-match and join forms come filled in with the account's name, as they do
+        # with a guest's last typed name: otherwise an account's first click on "Create"
+        # only brings the browser's "fill out this field".
+        remember_name(response, signed.username)
     return response
 
 
@@ -225,7 +239,7 @@ def passkey_add(body: PasskeyCredential, request: Request) -> dict[str, Any]:
     """Add a passkey, step 2: the new credential. Answers the account."""
     account = me(request)
     passkeys(request).add_verify(relying_party(request), account.id, body.ceremony, body.credential)
-    return accounts(request).summary(account.id)
+    return account_answer(request, account.id)
 
 
 @router.delete(
@@ -252,8 +266,9 @@ def passkey_remove(passkey_id: Annotated[int, Path(ge=1, le=2**31 - 1)], request
     dependencies=SESSION,
 )
 def get_account(request: Request) -> dict[str, Any]:
-    """The signed-in account: username, created_at, passkeys, has_password, preferences."""
-    return accounts(request).summary(me(request).id)
+    """The signed-in account: username, created_at, passkeys, has_password, preferences,
+    email (null without an address, or where the site sends no email)."""
+    return account_answer(request, me(request).id)
 
 
 @router.put(
@@ -357,6 +372,14 @@ def delete_account(body: AccountDelete, request: Request) -> Response:
     operation_id="get_user",
 )
 def get_user(username: str, request: Request) -> dict[str, Any]:
-    """A player's public profile: member since, and games per game (played, won, drawn, lost)."""
+    """A player's public profile: member since, games per game (played, won, drawn, lost),
+    and ratings per game and category (issue 31; only those played, unrounded)."""
     profile = account_data(request).profile(username)
-    return {"username": profile["username"], "created_at": profile["created_at"], "games": profile["games"]}
+    with read_session(request.app.state.sessions) as db:
+        rated = ratings_of(db, username)
+    return {
+        "username": profile["username"],
+        "created_at": profile["created_at"],
+        "games": profile["games"],
+        "ratings": rated,
+    }

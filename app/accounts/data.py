@@ -1,7 +1,7 @@
 """Your data: the export of everything the account holds, closing the account, and the
 public profile. Personal data is exactly the rows that point to the account: the
-account itself, its sessions, passkeys and recovery codes, and the seats and ladder runs
-holding its ``holder`` hash."""
+account itself, its sessions, passkeys and recovery codes, its email address, and the
+seats and ladder runs holding its ``holder`` hash."""
 
 from __future__ import annotations
 
@@ -16,6 +16,11 @@ from sqlalchemy.orm import Session, joinedload, sessionmaker
 import games
 from app.accounts import credentials, limits
 from app.accounts.service import AccountService, Unauthorized, aware, preferences_of
+from app.challenges.service import challenges_export
+from app.chat.data import chat_export, chat_forget
+from app.db import read_session
+from app.learn.puzzle_ratings import export as puzzle_export
+from app.mail import personal as email_data
 from app.matches.service import MatchService
 from app.models import (
     Account,
@@ -105,7 +110,7 @@ class AccountData:
     def profile(self, username: str) -> dict[str, Any]:
         """``GET /api/users/{username}`` and the profile page: member since, games per
         game (played, won, drawn, lost), recent games, the best ladder run."""
-        with self.sessions() as db:
+        with read_session(self.sessions) as db:
             account = db.scalar(select(Account).where(Account.username_key == username.lower()[:40]))
             if account is None:
                 raise NotFound(N_("there is no player named %(name)s"), name=username[:40])
@@ -192,6 +197,8 @@ class AccountData:
                     "preferences": preferences_of(account),
                     "recovery_codes": {"total": len(codes), "unused": sum(c.used_at is None for c in codes)},
                 },
+                # The address (issue 32): kept whether or not the site sends email now.
+                "email": email_data.export(db, account_id),
                 "sessions": [
                     {
                         "device": s.device,
@@ -220,6 +227,11 @@ class AccountData:
                 ],
                 # Imported records and reviews are not held by anyone (shared by link).
                 "records": [],
+                **chat_export(db, account),
+                # Challenges made and received (issue 32); they go with the account (CASCADE).
+                "challenges": challenges_export(db, account_id),
+                # Puzzle ratings and rated attempts (issue 29); they go with the account (CASCADE).
+                **puzzle_export(db, account_id),
             }
 
     # ------------------------------------------------------------ closing
@@ -233,7 +245,8 @@ class AccountData:
         seats renamed to the ghost name and holding nothing; games with nobody else (the
         computer, an empty seat, the ladder) are deleted with their moves; the ladder runs
         go (and so the leaderboard entries); the account and its sessions, passkeys and
-        recovery codes go.
+        recovery codes go, and its chat: lines, blocks, mutes, reports it filed or that
+        name it, its standing (app/chat/data.py).
         """
         with self.sessions() as db:
             account = db.get(Account, account_id)
@@ -262,6 +275,8 @@ class AccountData:
                     or_(WebAuthnCeremony.account_id == account_id, WebAuthnCeremony.username == username)
                 )
             )
+            chat_forget(db, account_id, holder)
+            email_data.forget(db, account_id)
             for table in (AccountSession, Passkey, RecoveryCode):
                 db.execute(delete(table).where(table.account_id == account_id))
             limits.forget(db, [limits.user_key(key)])

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Form, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
+import games
 from app.accounts import identity
 from app.accounts.api import (
     account_data,
@@ -22,8 +23,12 @@ from app.accounts.api import (
     signed_in_answer,
 )
 from app.accounts.service import PREFERENCES, SignedIn, preferences_of
+from app.db import read_session
 from app.i18n import LANG_COOKIE
 from app.rate_limits import TooManyRequests
+from app.ratings import history
+from app.ratings.api import ratings_of
+from app.services import clocks as timing
 from app.services.errors import ServiceError
 from app.texts import N_
 from app.web import COOKIE_MAX_AGE, localized, page_context, templates
@@ -68,14 +73,16 @@ def _welcome(request: Request, signed: SignedIn) -> Response:
     page = _page(
         request, "accounts/codes.html", codes=signed.recovery_codes, username=signed.username, new=True
     )
-    page.headers.append("set-cookie", answer.headers["set-cookie"])
+    for cookie in answer.headers.getlist("set-cookie"):
+        page.headers.append("set-cookie", cookie)
     return page
 
 
 def _redirect_signed_in(request: Request, signed: SignedIn, target: str) -> Response:
     answer = signed_in_answer(request, signed, 200, {})
     response = RedirectResponse(_safe_next(target), status_code=303)
-    response.headers.append("set-cookie", answer.headers["set-cookie"])
+    for cookie in answer.headers.getlist("set-cookie"):
+        response.headers.append("set-cookie", cookie)
     prefs = accounts(request).summary(signed.account_id)["preferences"]
     if prefs.get("language"):
         response.set_cookie(LANG_COOKIE, prefs["language"], max_age=COOKIE_MAX_AGE, samesite="lax")
@@ -83,6 +90,15 @@ def _redirect_signed_in(request: Request, signed: SignedIn, target: str) -> Resp
 
 
 # ------------------------------------------------------------------ sign up, sign in
+
+
+@router.get("/whoami", response_class=HTMLResponse)
+def whoami(request: Request, in_game: bool = False) -> Response:
+    """The header's "who you are", asked again by a page when another tab of the same
+    browser signed in or out (site.js): a game page opened as a guest shows the account
+    its seat now belongs to without a reload."""
+    context = page_context(request, who=identity.signed_in(request), in_game=in_game)
+    return templates.TemplateResponse(request, "partials/whoami.html", context, headers=NO_STORE)
 
 
 @router.get("/signup", response_class=HTMLResponse)
@@ -167,11 +183,17 @@ def _settings(request: Request, status: int = 200, **extra: Any) -> Response:
     if account is None:
         return RedirectResponse("/signin?next=/account", status_code=303)
     service = accounts(request)
+    email = getattr(request.app.state, "email", None)
     context = {
         "account": service.summary(account.id),
         "devices": service.devices(account.id, identity.session_id(request) or ""),
         "codes_left": service.recovery_codes_left(account.id),
         "choices": PREFERENCES,
+        # Issue 32: the email section, only where the site sends email.
+        "email_offered": email is not None,
+        "email": email.state(account.id) if email is not None else None,
+        # Issue 33: a moderator's way to the reports (looked up here, not in every header).
+        "moderator": request.app.state.moderation.is_moderator(account),
         **extra,
     }
     return _page(request, "accounts/settings.html", status, **context)
@@ -259,9 +281,22 @@ def close_form(request: Request, password: Annotated[str, Form(max_length=1000)]
 @router.get("/@/{username}", response_class=HTMLResponse)
 def profile_page(request: Request, username: str) -> Response:
     profile = account_data(request).profile(username)
-    return templates.TemplateResponse(
-        request, "accounts/profile.html", page_context(request, profile=profile)
-    )
+    with read_session(request.app.state.sessions) as db:
+        # Issue 31: each rating with its "?" and games, its history, each game's change.
+        rated = ratings_of(db, username)
+        charts = history.charts_of(db, username) if rated else []
+        deltas = history.deltas_of(db, username, [g["id"] for g in profile["recent"]]) if rated else {}
+    shown = {"ratings": rated, "charts": charts, "deltas": deltas, "box": history.BOX}
+    context = page_context(request, profile=profile, **shown, **CHALLENGE_FORM)
+    return templates.TemplateResponse(request, "accounts/profile.html", context)
+
+
+#: What the profile's "Challenge" form offers (issue 32): the games and time controls.
+CHALLENGE_FORM = {
+    "challenge_games": games.all(),
+    "realtime_presets": timing.REALTIME_PRESETS,
+    "correspondence_days": timing.CORRESPONDENCE_DAYS,
+}
 
 
 __all__ = ["preferences_of", "router"]

@@ -9,7 +9,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool
 
 from app.accounts.credentials import MAX_PASSWORD, MIN_PASSWORD
 from app.accounts.usernames import USERNAME_PATTERN
-from app.schemas import ErrorDetail
+from app.mail.schemas import EmailState
+from app.ratings.api import RatingPublic
+from app.schemas import described
 
 USERNAME_RULE: dict[str, Any] = {
     "pattern": USERNAME_PATTERN,
@@ -60,6 +62,8 @@ class Preferences(Body):
     dark: Literal["system", "dark", "light"] | None = None
     flip: StrictBool | None = None
     large_board: StrictBool | None = None
+    #: False: no match page shows its chat (issue 33).
+    chat: StrictBool | None = None
 
 
 class AccountPublic(BaseModel):
@@ -68,6 +72,8 @@ class AccountPublic(BaseModel):
     passkeys: list[PasskeyPublic]
     has_password: bool
     preferences: dict[str, Any]
+    #: The address and its state (issue 32); null without one, or where the site sends no email.
+    email: EmailState | None = None
 
 
 class PasskeyCredential(Body):
@@ -134,9 +140,10 @@ class UserPublic(BaseModel):
     username: str
     created_at: str
     games: dict[str, GameTally]
+    #: {game: {"realtime"|"correspondence": values}}, for the categories played (issue 31).
+    ratings: dict[str, dict[Literal["realtime", "correspondence"], RatingPublic]] = {}
 
 
-_RETRY_AFTER = {"Retry-After": {"description": "seconds to wait", "schema": {"type": "integer"}}}
 _REFUSALS: dict[int, str] = {
     400: "the body is not UTF-8 JSON, or nested too deep",
     401: "not signed in, or the username, password or passkey was not accepted",
@@ -151,13 +158,7 @@ _REFUSALS: dict[int, str] = {
 
 
 def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
-    answer: dict[int | str, dict[str, Any]] = {}
-    for code in codes:
-        entry: dict[str, Any] = {"model": ErrorDetail, "description": _REFUSALS[code]}
-        if code in (429, 503):
-            entry["headers"] = _RETRY_AFTER
-        answer[code] = entry
-    return answer
+    return described(_REFUSALS, *codes)
 
 
 READS = refusals(401, 422, 429, 503)

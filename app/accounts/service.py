@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.accounts import credentials, limits
 from app.accounts.usernames import check_username, username_key
+from app.db import reading
 from app.models import Account, AccountSession, LadderRun, Passkey, RecoveryCode, Seat
 from app.services.errors import Conflict, Forbidden, ServiceError
 from app.texts import N_
@@ -35,6 +36,8 @@ PREFERENCES: dict[str, tuple[Any, ...]] = {
     "dark": ("system", "dark", "light"),
     "flip": (True, False),
     "large_board": (True, False),
+    #: Off: no match page shows its chat (issue 33).
+    "chat": (True, False),
 }
 
 
@@ -63,11 +66,15 @@ def aware(moment: datetime) -> datetime:
 def claim(db: Session, holder: str, guest_hash: str | None) -> int:
     """Re-point every row the guest token holds to the account (in the caller's
     transaction): seats (a game being played included: its page finds the seat by the
-    account's holder from now on) and ladder runs. Returns the number of seats moved."""
+    account's holder from now on), ladder runs and what it has in the chat (issue 33).
+    Returns the number of seats moved."""
     if not guest_hash or guest_hash == holder:
         return 0
     moved = db.execute(update(Seat).where(Seat.token_hash == guest_hash).values(token_hash=holder))
     db.execute(update(LadderRun).where(LadderRun.token_hash == guest_hash).values(token_hash=holder))
+    from app.chat.data import chat_claim  # here: app.chat imports this module
+
+    chat_claim(db, holder, guest_hash)
     return int(moved.rowcount or 0)  # type: ignore[attr-defined]
 
 
@@ -195,7 +202,10 @@ class AccountService:
         """The account a session cookie signs in, or None (unknown, ended or idle too long)."""
         id_hash = credentials.sha256(session_id)
         now = self.clock()
-        with self.sessions() as db:
+        # Read without a lock: every request of a signed-in player asks this. A plain
+        # session begins with SQLite's write lock (BEGIN IMMEDIATE, app/db.py), so each
+        # request of every signed-in player used to queue behind the moves' writes.
+        with reading(self.sessions.kw["bind"]) as conn, self.sessions(bind=conn) as db:
             row = db.execute(
                 select(AccountSession, Account)
                 .join(Account, Account.id == AccountSession.account_id)

@@ -13,16 +13,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, select
-from sqlalchemy.orm import Session, joinedload, sessionmaker
+from sqlalchemy import Engine, and_, func, or_, select
+from sqlalchemy.orm import Session, joinedload, raiseload, sessionmaker
 
 from app.db import LoopReads, PgLoopPool, reading
 from app.matches.clock import clock_of, settle_turn, stop_clock, time_control_of, time_is_up
 from app.matches.events import Publisher
 from app.matches.judge import require_playing
-from app.matches.model import FinishHook, TimeUp, aware, engine_for, now, other_side, seat_of
+from app.matches.model import FinishHook, TimeUp, Viewed, aware, engine_for, now, other_side, seat_of
 from app.matches.statements import READ_FOR_LEGAL, DriverStatements, LoopStatements, statements_for
-from app.models import Match, Seat
+from app.models import Match, MoveRecord, Seat
+from app.ratings.service import changes_of
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, NotFound
 from app.texts import N_
@@ -106,7 +107,51 @@ class Core:
             match = db.scalars(stmt).unique().first()
             if match is None:
                 raise NotFound(N_("there is no match %(id)s"), id=repr(match_id))
+            if match.rated and match.status == "finished":
+                # Read here, in the session, for the state's "rating_changes" (app/matches/view.py).
+                match.rating_changes = changes_of(db, match.id)
             return match
+
+    def view(self, match_id: str, at: int | None = None) -> Viewed:
+        """The match as a page shows it at ply ``at`` (None: the last): the row, its seats,
+        and only the move rows of the shown ply, the one before it and the last (see
+        ``Viewed``), read in one statement like ``get``; a deadline found passed is
+        judged first, as there."""
+        viewed = self._read_view(match_id, at)
+        deadline = viewed.match.deadline
+        if deadline is not None and aware(deadline) <= self.clock():
+            self.expire(match_id)
+            viewed = self._read_view(match_id, at)
+        return viewed
+
+    def _read_view(self, match_id: str, at: int | None) -> Viewed:
+        near = MoveRecord.ply >= Match.ply - 1
+        # A ply past any game's length (``?at=`` is a client's number) shows the last ply:
+        # it must not reach the statement, where it overflows the column's integer type.
+        if at is not None and 0 < at < 2**31:
+            near = or_(near, MoveRecord.ply.in_((at - 1, at)))
+        with reading(self.engine) as conn, self.sessions(bind=conn) as db:
+            stmt = (
+                select(Match, MoveRecord)
+                .outerjoin(MoveRecord, and_(MoveRecord.match_id == Match.id, near))
+                .where(Match.id == match_id)
+                .options(joinedload(Match.seats), raiseload(Match.moves))
+            )
+            rows = db.execute(stmt).unique().all()
+            if not rows:
+                raise NotFound(N_("there is no match %(id)s"), id=repr(match_id))
+            match = rows[0][0]
+            moves = {move.ply: move for _, move in rows if move is not None}
+            white_think_ms = 0
+            if match.ladder_run_id is not None:  # the ladder's think clock counts the whole game
+                white_think_ms = db.scalar(
+                    select(func.coalesce(func.sum(MoveRecord.think_ms), 0)).where(
+                        MoveRecord.match_id == match_id, MoveRecord.side == "w"
+                    )
+                )
+            if match.rated and match.status == "finished":
+                match.rating_changes = changes_of(db, match.id)
+            return Viewed(match, moves, int(white_think_ms or 0))
 
     # ------------------------------------------------------------ changing
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import update
+from sqlalchemy import exists, select, update
 
 import games
 from app import fairness
@@ -27,9 +27,9 @@ from app.matches.model import (
     other_side,
     seat_of,
 )
-from app.models import Match, Seat
+from app.models import Account, Match, Seat
 from app.services import clocks as timing
-from app.services.errors import Conflict, Invalid, NotFound
+from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from app.services.names import clean_name
 from app.texts import N_
 from games.base import Game, UnknownGame
@@ -81,6 +81,7 @@ class Lifecycle(Core):
         time_control: dict[str, Any] | None = None,
         position: str | None = None,
         client_key: str | None = None,
+        rated: bool = False,
     ) -> Change:
         """A new match with the creator seated; against the computer it starts at once.
 
@@ -129,6 +130,8 @@ class Lifecycle(Core):
         except (TypeError, ValueError) as exc:
             raise Invalid(N_("bad options for %(game)s: %(detail)s"), game=game_name, detail=exc) from None
         match.client_key = client_key
+        # Whether it may be rated is app/ratings/wiring.py's check_rated, asked by the route.
+        match.rated = rated
         with self.sessions.begin() as db:
             if match.public:
                 fairness.check_open_seeks(db, token_hash, client_key)
@@ -149,6 +152,9 @@ class Lifecycle(Core):
                 seat_id = mine.id
             elif len(match.seats) >= 2:
                 raise Conflict(N_("both seats of this match are taken"))
+            elif match.rated and not change.db.scalar(select(exists().where(Account.holder == token_hash))):
+                # A signed-in player's seat holds the account's holder hash (app/models.py).
+                raise Forbidden(N_("this game is rated: sign in to join it"))
             else:
                 seat = Seat(
                     side=other_side(engine_for(match), match.seats[0].side), name=name, token_hash=token_hash

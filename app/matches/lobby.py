@@ -8,6 +8,7 @@ from typing import Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import joinedload
 
+from app.db import read_session
 from app.matches.core import Core
 from app.matches.view import my_row, your_move
 from app.models import Match, Seat
@@ -21,7 +22,7 @@ class Lists(Core):
         Only matches their creator chose to list; a match that ended without being
         played (nobody joined in time) is left out.
         """
-        with self.sessions() as db:
+        with read_session(self.sessions) as db:
             moment = self.clock()
 
             def query(status: str) -> list[Match]:
@@ -45,7 +46,7 @@ class Lists(Core):
         if not token_hash:
             return []
         moment = self.clock()
-        with self.sessions() as db:
+        with read_session(self.sessions) as db:
             base = (
                 select(Match)
                 .join(Seat, Seat.match_id == Match.id)
@@ -76,7 +77,7 @@ class Lists(Core):
         """How many of this browser's matches wait for its move (the header's count)."""
         if not token_hash:
             return 0
-        with self.sessions() as db:
+        with read_session(self.sessions) as db:
             stmt = (
                 select(Match)
                 .join(Seat, Seat.match_id == Match.id)

@@ -4,7 +4,7 @@ and the small questions every other module of the package asks of a match."""
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, overload
@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 import games
 from app.matches.statements import Writes
-from app.models import Match, Seat
+from app.models import Match, MoveRecord, Seat
 from app.services.errors import Forbidden, NotFound
 from app.services.tokens import same
 from app.texts import N_
@@ -86,16 +86,33 @@ class History(Sequence[Any]):
 
     A page shows one position and the one before it; parsing every position of the
     match for it made each render (the spectators' view, once per move) cost a parse
-    per ply played so far.
+    per ply played so far. Built from a ``Viewed`` read, only the positions of the move
+    rows it read can be asked for (and the start and the current position).
     """
 
-    def __init__(self, match: Match) -> None:
+    def __init__(self, match: Match, window: Mapping[int, MoveRecord] | None = None) -> None:
         self._game = engine_for(match)
-        self._texts = [match.initial_position, *(m.position_after for m in match.moves)]
+        self._match = match
+        if window is None:
+            self._texts: list[str] | None = [match.initial_position, *(m.position_after for m in match.moves)]
+            self._length = len(self._texts)
+        else:
+            self._texts = None
+            self._length = match.ply + 1
+        self._window = window or {}
         self._parsed: dict[int, Any] = {}
 
     def __len__(self) -> int:
-        return len(self._texts)
+        return self._length
+
+    def _text(self, ply: int) -> str:
+        if self._texts is not None:
+            return self._texts[ply]
+        if ply == 0:
+            return self._match.initial_position
+        if ply == self._length - 1:
+            return self._match.position
+        return self._window[ply].position_after  # KeyError: a ply this read did not fetch
 
     @overload
     def __getitem__(self, index: int) -> Any: ...
@@ -108,13 +125,33 @@ class History(Sequence[Any]):
             return [self[i] for i in range(len(self))[index]]
         ply = range(len(self))[index]  # negative indices as a list's; IndexError past the end
         if ply not in self._parsed:
-            self._parsed[ply] = self._game.parse_position(self._texts[ply])
+            self._parsed[ply] = self._game.parse_position(self._text(ply))
         return self._parsed[ply]
 
 
 def history(match: Match) -> History:
     """Every position of the match, the start first (parsed as they are read)."""
     return History(match)
+
+
+@dataclass(frozen=True, slots=True)
+class Viewed:
+    """A match as a page shows it (``Reads.view``): the match row and its seats, and of its
+    move rows only those around the shown ply and the last, so that a render costs the
+    same at ply 200 as at ply 2. ``match.moves`` is not loaded (reading it raises)."""
+
+    match: Match
+    #: the move rows read, by ply (1 for the first move)
+    moves: Mapping[int, MoveRecord]
+    #: White's think time over the whole game, in ms (ladder matches only, else 0)
+    white_think_ms: int = 0
+
+    @property
+    def notations(self) -> list[str]:
+        return self.match.notations.split("\n") if self.match.notations else []
+
+    def positions(self) -> History:
+        return History(self.match, self.moves)
 
 
 # ------------------------------------------------------- what a move works on

@@ -24,6 +24,7 @@ from app.matches.judge import accept_move, check_move, require_playing
 from app.matches.model import Checked, Locked, Played, SeatRow, TimeUp, locked_from, players_seat
 from app.matches.statements import LoopStatements
 from app.models import Match
+from app.ratings.service import changes_of
 from app.services.errors import Conflict
 from app.texts import N_
 
@@ -156,6 +157,8 @@ class Moves(Core):
                 for hook in self.finish_hooks:
                     hook(db, match)
                 db.flush()
+                if match.rated:  # the finishing move's answer shows what it did (issue 31)
+                    played.state["rating_changes"] = changes_of(db, match.id)
             played = replace(played, pending=None)
         return played
 

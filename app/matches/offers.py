@@ -52,6 +52,8 @@ class Offers(Core):
             pending = getattr(match, field)
             if action == "offer":
                 if field == "takeback_offer":
+                    if match.rated:  # issue 31: a rated game's moves stand
+                        raise Conflict(N_("takebacks are not allowed in rated games"))
                     check_takeback_offer(match, seat)
                 if pending == seat.side:
                     raise Conflict(says["already"])

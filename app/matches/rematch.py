@@ -91,5 +91,7 @@ class Rematches(Core):
             time_control=time_control_of(match),
             initial=match.initial_position,
         )
+        # Same two seats, same settings: a rated game's rematch is rated too (issue 31).
+        fresh.rated = match.rated
         db.add(fresh)
         return fresh.id

@@ -38,6 +38,9 @@ def state(
         "takeback_offer": row.takeback_offer,
         "rematch_id": row.rematch_id,
         "rematch_offer": row.rematch_offer,
+        "rated": bool(getattr(row, "rated", False)),
+        # Set on a finished rated match's read (core._read) or by its finishing move.
+        "rating_changes": getattr(row, "rating_changes", None),
         **clock_state(row, to_move, moment, away=away),
     }
 

@@ -7,10 +7,12 @@ from typing import Any
 from fastapi import APIRouter, Request, Response
 from starlette.datastructures import State
 
+from app.accounts.identity import signed_in
 from app.matches.service import MatchService
 from app.matches.view import state_of
 from app.models import Match
 from app.rate_limits import hashed_key, request_client_key
+from app.ratings.wiring import check_rated
 from app.schemas import (
     READ_REFUSALS,
     WRITE_REFUSALS,
@@ -88,21 +90,32 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
     if body.opponent is not None:
         level = body.opponent.level
         check_level(body.game, level)
-    owner = ensure_player(request, response)
     control = body.time_control.model_dump() if body.time_control is not None else None
     # Only Bilsang has rule options; what the client left out is the rules' default.
     chosen = getattr(body, "options", None)
+    options = chosen.model_dump(exclude_unset=True) if isinstance(chosen, BilsangOptions) else None
+    if body.rated:
+        check_rated(
+            signed_in=signed_in(request) is not None,
+            game=body.game,
+            time_control_kind=control["kind"] if control else None,
+            against_computer=level is not None,
+            options=options,
+            position=body.position,
+        )
+    owner = ensure_player(request, response)
     change = service(request).create(
         body.game,
         body.name,
         body.side,
         owner,
         public=body.public,
-        options=chosen.model_dump(exclude_unset=True) if isinstance(chosen, BilsangOptions) else None,
+        options=options,
         computer_level=level,
         time_control=control,
         position=body.position,
         client_key=hashed_key(request_client_key(request.scope)),
+        rated=body.rated,
     )
     assert change.seat is not None
     return {

@@ -8,6 +8,7 @@ import functools
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Literal, cast
 
@@ -15,6 +16,8 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from app.chat.service import chat_key
+from app.events import Negating
 from app.fanout import Shared, sse_message
 from app.matches.model import Played
 from app.matches.service import MatchService
@@ -35,6 +38,12 @@ def _event(version: int, ply: int, status: str) -> bytes:
     # watchers, and building it was a twentieth of the CPU of sending it to them all.
     data = json.dumps({"version": version, "ply": ply, "status": status})
     return sse_message("changed", version, data)
+
+
+def _chat_event(line_id: int) -> bytes:
+    """Event ``chat``: a room of the match has a new line; the page fetches its rooms as
+    its reader may see them. No ``id`` field, so ``Last-Event-ID`` stays the version."""
+    return f"event: chat\ndata: {json.dumps({'line': line_id})}\n\n".encode()
 
 
 def shared(app: FastAPI) -> Shared[object]:
@@ -76,9 +85,9 @@ def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
 
     headers = [(k, v) for k, v in request.scope["headers"] if k == b"host"]
     anonymous = Request({**request.scope, "headers": [*headers, (b"accept-language", lang.encode())]})
-    match = request.app.state.matches.get(match_id)
-    html = templates.get_template("partials/live.html").render(match_context(anonymous, match))
-    return sse_message("live", match.version, html)
+    viewed = request.app.state.matches.view(match_id)
+    html = templates.get_template("partials/live.html").render(match_context(anonymous, viewed))
+    return sse_message("live", viewed.match.version, html)
 
 
 @router.get(
@@ -91,7 +100,8 @@ async def match_events(
 ) -> StreamingResponse:
     """A ``text/event-stream`` of the match's changes; ``Last-Event-ID`` resumes.
 
-    Every change is event ``changed`` with ``{version, ply, status}``. With ``view=live``
+    Every change is event ``changed`` with ``{version, ply, status}``; a new chat line
+    in either room is event ``chat`` with ``{"line": id}`` (no id field). With ``view=live``
     a browser without a seat also gets event ``live`` carrying the spectator's view of the
     match as HTML (the match page swaps it in), rendered once per version for all of them.
     """
@@ -141,9 +151,15 @@ async def match_events(
             with contextlib.suppress(Exception):
                 await asyncio.shield(still_here(force=True))
 
+    lines_told: deque[int] = deque(maxlen=32)
+
     async def events() -> AsyncIterator[bytes]:
         nonlocal seen
-        async with broker.subscribe(match_id, spectator=spectator) as queue:
+        async with (
+            broker.subscribe(match_id, spectator=spectator) as queue,
+            # The chat's new lines come into the same queue, negated (app.events.Negating).
+            broker.subscribe(chat_key(match_id), queue=Negating(queue)),
+        ):
             yield f"retry: {settings.sse_retry_ms}\n\n".encode()
             version, ply, status = await run_in_threadpool(matches.version_of, match_id)
             if version > seen:
@@ -159,6 +175,13 @@ async def match_events(
                     if await request.is_disconnected():
                         return
                     yield b": keep-alive\n\n"
+                    continue
+                if version < 0:
+                    # On PostgreSQL a line said in this process is heard twice (told
+                    # here, then its NOTIFY): one event a line is enough.
+                    if -version not in lines_told:
+                        lines_told.append(-version)
+                        yield _chat_event(-version)
                     continue
                 if version <= seen:
                     continue

@@ -19,7 +19,7 @@ from app.schemas import (
     refusals_with_computer_games,
 )
 from app.services.ladder import LAST_OPPONENT, PAGE_SIZE, LadderService, handicap
-from app.web import ensure_player, page_context, remember_name, templates, viewer_hash
+from app.web import ensure_player, name_for_form, page_context, remember_name, templates, viewer_hash
 
 router = APIRouter(include_in_schema=False)
 api_router = APIRouter(prefix="/api/ladder", tags=["ladder"])
@@ -75,7 +75,8 @@ def leaderboard(
     page: Annotated[int, Query(ge=1, le=100000)] = 1,
     accounts: Annotated[bool, Query(description="only runs that belong to accounts")] = False,
 ) -> dict[str, Any]:
-    standings, total = ladder(request).leaderboard(page, accounts_only=accounts)
+    service = ladder(request)
+    standings, total = service.leaderboard(page, accounts_only=accounts)
     return {
         "entries": [
             {
@@ -92,6 +93,19 @@ def leaderboard(
         ],
         "page": page,
         "pages": max(1, -(-total // PAGE_SIZE)),
+        "in_progress": [
+            {
+                "name": s.run.name,
+                "opponent": s.run.opponent,
+                "wins": s.run.wins,
+                "avg_think_ms": s.run.think_ms_won // s.run.wins if s.run.wins else None,
+                "score": s.run.score,
+                "started_at": _iso(s.run.created_at),
+                "run_id": s.run.id,
+                "account": s.account,
+            }
+            for s in service.in_progress(accounts_only=accounts)
+        ],
     }
 
 
@@ -106,6 +120,7 @@ def ladder_home(request: Request) -> Response:
         top=standings[:10],
         last_opponent=LAST_OPPONENT,
         handicaps=[(n, handicap(n)) for n in range(8, LAST_OPPONENT + 1)],
+        my_name=name_for_form(request),  # "Start a run" works at the first click
     )
     return templates.TemplateResponse(request, "ladder.html", context)
 
@@ -142,9 +157,14 @@ def leaderboard_page(
     context = page_context(
         request,
         standings=standings,
+        # The first page also shows the runs still going, so the board is never "empty"
+        # while someone is climbing.
+        going=service.in_progress(accounts_only=accounts) if page == 1 else [],
+        viewer=viewer_hash(request),
         page=page,
         pages=max(1, -(-total // PAGE_SIZE)),
         best_id=best.id if best else None,
         accounts_only=accounts,
+        last_opponent=LAST_OPPONENT,
     )
     return templates.TemplateResponse(request, "leaderboard.html", context)

@@ -65,8 +65,7 @@ def continue_here(request: Request, match_id: str, seat_id: int, expires: int, c
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def match_page(request: Request, match_id: str, at: int | None = None) -> Response:
-    match = service(request).get(match_id)
-    context = match_context(request, match, at=at)
+    context = match_context(request, service(request).view(match_id, at), at=at)
     return templates.TemplateResponse(request, "match.html", context, headers=NO_STORE)
 
 
@@ -74,15 +73,14 @@ def match_page(request: Request, match_id: str, at: int | None = None) -> Respon
 def match_claims(request: Request, match_id: str) -> Response:
     """The abandonment claim, polled: an opponent's absence changes no version, so the
     live partial's refresh would not show it."""
-    match = service(request).get(match_id)
-    return templates.TemplateResponse(request, "partials/claims.html", match_context(request, match))
+    viewed = service(request).view(match_id)
+    return templates.TemplateResponse(request, "partials/claims.html", match_context(request, viewed))
 
 
 @router.get("/matches/{match_id}/live", response_class=HTMLResponse)
 def match_live(request: Request, match_id: str, at: int | None = None) -> Response:
     """The changing part of the match page; ``at`` shows an earlier position (browsing)."""
-    match = service(request).get(match_id)
-    context = match_context(request, match, at=at)
+    context = match_context(request, service(request).view(match_id, at), at=at)
     return templates.TemplateResponse(request, "partials/live.html", context, headers=NO_STORE)
 
 
@@ -97,8 +95,7 @@ def _live_or_redirect(
         return RedirectResponse(f"/matches/{match_id}", status_code=303)
     if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
         return JSONResponse({"detail": error}, status_code=status if status >= 400 else 409)
-    match = service(request).get(match_id)
-    context = match_context(request, match, taps=taps, error=error)
+    context = match_context(request, service(request).view(match_id), taps=taps, error=error)
     if not is_htmx(request):
         # A plain form post that was refused: the whole page, with the reason on it.
         return templates.TemplateResponse(

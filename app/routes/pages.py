@@ -11,7 +11,9 @@ from sqlalchemy import update
 
 import games
 from app import i18n, texts
+from app.accounts.identity import signed_in
 from app.config import ROOT
+from app.db import read_session
 from app.forms import (
     BILSANG_RULES,
     computer_level,
@@ -20,14 +22,18 @@ from app.forms import (
     remembered_time_control,
     rule_options,
 )
+from app.learn.puzzle_service import daily_puzzles
 from app.matches.service import MatchService
 from app.models import HealthProbe
 from app.rate_limits import hashed_key, request_client_key
+from app.ratings.pages import ratings_for
+from app.ratings.wiring import check_rated
 from app.services import clocks as timing
 from app.services.errors import NotFound
 from app.texts import N_
 from app.web import (
     ensure_player,
+    name_for_form,
     page_context,
     remember_name,
     templates,
@@ -87,6 +93,9 @@ def healthz(request: Request) -> Response:
 @router.get("/", response_class=HTMLResponse)
 def lobby(request: Request, game: str | None = None) -> Response:
     lists = service(request).lobby()
+    with read_session(request.app.state.sessions) as db:
+        # Issue 31: rated matches say so, with each account's rating beside its name.
+        rated = ratings_for(db, [m for ms in lists.values() for m in ms])
     context = page_context(
         request,
         games=games.all(),
@@ -94,12 +103,20 @@ def lobby(request: Request, game: str | None = None) -> Response:
         chosen_game=game if game in games.names() else "morris",
         blurbs=GAME_BLURBS,
         lists=lists,
+        rated=rated,
         mine=viewer_hash(request),
         computer_levels=list(texts.STRENGTHS.items()),
         bilsang_rules=[(key, label) for key, (label, _options) in BILSANG_RULES.items()],
+        # The plies without a removal that end a game, for the hint under the rules' select.
+        bilsang_quiet={key: options.get("quiet") for key, (_label, options) in BILSANG_RULES.items()},
         realtime_presets=timing.REALTIME_PRESETS,
         correspondence_days=timing.CORRESPONDENCE_DAYS,
         last_time_control=remembered_time_control(request),
+        # A first visit's forms start their match at the first click ("Guest" in the
+        # page's language), not at the browser's "fill out this field".
+        my_name=name_for_form(request),
+        # Issue 29: each game's puzzle of the day, the same for everybody all day.
+        daily_puzzles=daily_puzzles(),
     )
     return templates.TemplateResponse(request, "lobby.html", context)
 
@@ -147,11 +164,21 @@ def create_match(
     time_control: Annotated[str, Form(max_length=20)] = "",
     initial_minutes: Annotated[str, Form(max_length=8)] = "15",
     increment_seconds: Annotated[str, Form(max_length=4)] = "10",
+    rated: Annotated[bool, Form()] = False,
 ) -> Response:
     response = RedirectResponse("/", status_code=303)
     level = computer_level(game, opponent)
     options = rule_options(game, rules)
     control = form_time_control(time_control, initial_minutes, increment_seconds)
+    if rated:  # the same refusals as the API's (403 for a guest, 422 with the reason)
+        check_rated(
+            signed_in=signed_in(request) is not None,
+            game=game,
+            time_control_kind=control["kind"] if control else None,
+            against_computer=level is not None,
+            options=options,
+            position=None,
+        )
     # Cookies first: once the match is committed, nothing may fail to hand the seat over.
     owner = ensure_player(request, response)
     remember_name(response, name)
@@ -166,6 +193,7 @@ def create_match(
         computer_level=level,
         time_control=control,
         client_key=client_key(request),
+        rated=rated,
     )
     response.headers["location"] = f"/matches/{change.match.id}"
     return response

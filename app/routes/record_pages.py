@@ -12,6 +12,7 @@ import games
 from app import boards, graph, parsing
 from app.analysis_view import analysis_extras
 from app.forms import computer_level
+from app.learn.turning_point import offer_url
 from app.parsing import off_loop
 from app.review import MARK_LABELS, review_public
 from app.review_queue import asker
@@ -19,8 +20,8 @@ from app.routes.records import load_line
 from app.services.clicks import follow
 from app.services.errors import Invalid, NotFound, ServiceError
 from app.services.records import Line, RecordInvalid, TooLarge, translate_error
-from app.texts import STRENGTHS
-from app.web import ensure_player, page_context, remember_name, templates
+from app.texts import OPPONENT_CHOICES
+from app.web import ensure_player, name_for_form, page_context, remember_name, templates
 from games.base import GameError
 
 router = APIRouter(include_in_schema=False)
@@ -42,7 +43,8 @@ def import_context(request: Request, **extra: Any) -> dict[str, Any]:
     return page_context(
         request,
         games=games.all(),
-        computer_levels=list(STRENGTHS.items()),
+        computer_levels=list(OPPONENT_CHOICES.items()),
+        form_name=name_for_form(request),
         **extra,
     )
 
@@ -164,6 +166,8 @@ def review_context(request: Request, line: Line, at: int) -> dict[str, Any]:
         "graph": graph,
         "points": points,
         "can_review": line.kind == "record" or line.finished,
+        # The loser's own turning point, once the review is done (issue 29).
+        "turning_url": offer_url(request, line) if state and state["status"] == "done" else None,
     }
 
 
@@ -188,8 +192,9 @@ def analysis_context(request: Request, line: Line, at: int | None) -> dict[str, 
         at=ply,
         total=total,
         names=line.names,
-        computer_levels=list(STRENGTHS.items()),
+        computer_levels=list(OPPONENT_CHOICES.items()),
         playable=bool(game.legal_moves(game.parse_position(base))),
+        form_name=name_for_form(request),
         **variation_view(game, base, [], (), last=last, hint=hint),
         **extra,
         **analysis_extras(game, list(line.moves), base, entry),

@@ -16,8 +16,7 @@ import games
 from app import boards
 from app.match_view import think_clock
 from app.matches.clock import clock_state
-from app.matches.model import history, seat_of
-from app.models import Match
+from app.matches.model import Viewed, seat_of
 from app.routes.api import WRITES as ERRORS
 from app.routes.pages import service
 from app.services import clock_words, describe, typed_commands
@@ -35,11 +34,12 @@ class TypedAnswer(BaseModel):
 
 
 def clock_answer(
-    request: Request, match: Match, tr: describe.Tr, ngettext: clock_words.Ngettext, to_move: str
+    request: Request, viewed: Viewed, tr: describe.Tr, ngettext: clock_words.Ngettext, to_move: str
 ) -> str:
     """What the "clocks" command says: both sides' time left, as the server measures it now
     (the page's figures are the same ones counted down); a ladder game says White's think
     time; a match without clocks says so (typed_commands.answer)."""
+    match = viewed.match
     timed = clock_words.clocks_answer(
         tr=tr,
         ngettext=ngettext,
@@ -54,7 +54,7 @@ def clock_answer(
         return timed
     if match.ladder_run_id is None:
         return ""
-    clock = think_clock(match, request.app.state.matches.clock())
+    clock = think_clock(match, request.app.state.matches.clock(), viewed.white_think_ms)
     seconds = (clock["done_ms"] + clock["turn_ms"]) / 1000
     return tr(N_("White's think time in this game: %(seconds).1f seconds.")) % {"seconds": seconds}
 
@@ -71,11 +71,12 @@ def typed(
     text: Annotated[str, Form(max_length=200)],
     ply: Annotated[int, Form()] = -1,
 ) -> dict[str, Any]:
-    match = service(request).get(match_id)
+    viewed = service(request).view(match_id)
+    match = viewed.match
     context = page_context(request)
     tr = context["_"]
     game = games.get(match.game)
-    positions = history(match)
+    positions = viewed.positions()
     state = positions[-1]
     seat = seat_of(match, viewer_hash(request))
     my_turn = seat is not None and match.status == "playing" and game.to_move(state) == seat.side
@@ -105,6 +106,7 @@ def typed(
         match=match,
         board=boards.board_data(view),
         positions=positions,
+        last_move=viewed.moves.get(len(positions) - 1),
         shown_ply=len(positions) - 1,
         viewer_side=seat.side if seat is not None else None,
         my_turn=my_turn,
@@ -122,7 +124,7 @@ def typed(
             status=match.status,
             last=words["said_last"],
             legal=sorted(game.format_move(m) for m in game.legal_moves(state)) if my_turn else [],
-            clocks=clock_answer(request, match, tr, context["ngettext"], game.to_move(state)),
+            clocks=clock_answer(request, viewed, tr, context["ngettext"], game.to_move(state)),
             names=names,
             computer={s.side for s in match.seats if s.ai_level is not None},
         )

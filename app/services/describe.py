@@ -189,6 +189,8 @@ def move_words(game: Game[Any, Any], tr: Tr, before: Any, notation: str) -> str:
                 "to": points[3],
             }
         return words
+    if len(points) == 1:  # a Bilsang removal: the one buoy tapped is taken off
+        return tr(N_("removed the buoy on %(point)s")) % {"point": points[0]}
     pairs = [
         tr(N_("%(from)s to %(to)s")) % {"from": points[i], "to": points[i + 1]}
         for i in range(0, len(points), 2)
@@ -246,6 +248,7 @@ def page_words(
     match: Any,
     board: dict[str, Any],
     positions: Sequence[Any],
+    last_move: Any,
     shown_ply: int,
     viewer_side: str | None,
     my_turn: bool,
@@ -256,8 +259,8 @@ def page_words(
     names = {s.side: s.name for s in match.seats}
     computer = {s.side for s in match.seats if s.ai_level is not None}
     last = ""
-    if shown_ply > 0:
-        record = match.moves[shown_ply - 1]
+    if shown_ply > 0 and last_move is not None:  # the move row of the shown ply
+        record = last_move
         last = said_move(
             game,
             tr,

@@ -11,7 +11,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 import games
@@ -30,6 +30,8 @@ LAST_OPPONENT = 18
 #: From this opponent on, the player starts with (opponent - HANDICAP_FROM + 1) fewer men.
 HANDICAP_FROM = 8
 PAGE_SIZE = 25
+#: Runs in progress shown beside the leaderboard: the best few, not every open run.
+IN_PROGRESS_SHOWN = 10
 
 
 def handicap(opponent: int) -> int:
@@ -43,6 +45,15 @@ def score(wins: int, think_ms_won: int) -> int:
         return 0
     tenths = think_ms_won // wins // 100
     return wins * 10000 + max(0, 9999 - tenths)
+
+
+def _which(status: str, accounts_only: bool) -> list[ColumnElement[bool]]:
+    """The filter of a list of runs: their status, and with ``accounts_only`` only the runs
+    an account holds (the queries join Account on the run's token)."""
+    found: list[ColumnElement[bool]] = [LadderRun.status == status]
+    if accounts_only:
+        found.append(Account.id.is_not(None))
+    return found
 
 
 def white_think_ms(match: Match) -> int:
@@ -106,9 +117,7 @@ class LadderService:
         """One page of finished runs, best score first (earlier finish breaks ties); each
         with its account's username when an account holds it (``accounts_only``: only those)."""
         page = max(1, page)
-        finished = [LadderRun.status == "finished"]
-        if accounts_only:
-            finished.append(Account.id.is_not(None))
+        finished = _which("finished", accounts_only)
         with self.sessions() as db:
             total = db.scalar(
                 select(func.count())
@@ -126,6 +135,23 @@ class LadderService:
             ).all()
             first = (page - 1) * PAGE_SIZE + 1
             return [Standing(first + i, run, name) for i, (run, name) in enumerate(rows)], int(total or 0)
+
+    def in_progress(self, accounts_only: bool = False) -> list[Standing]:
+        """The runs still being played, best score first (the further opponent, then the
+        earlier start, break ties), at most IN_PROGRESS_SHOWN: a run with a score is news
+        before it ends, and the leaderboard must not look empty while one goes on.
+        Their ``rank`` is only their place in this list; the ranking is of finished runs."""
+        with self.sessions() as db:
+            rows = db.execute(
+                select(LadderRun, Account.username)
+                .outerjoin(Account, Account.holder == LadderRun.token_hash)
+                .where(*_which("playing", accounts_only))
+                .order_by(
+                    LadderRun.score.desc(), LadderRun.opponent.desc(), LadderRun.created_at, LadderRun.id
+                )
+                .limit(IN_PROGRESS_SHOWN)
+            ).all()
+            return [Standing(i + 1, run, name) for i, (run, name) in enumerate(rows)]
 
     def best_of(self, token_hash: str | None) -> LadderRun | None:
         """This browser's best finished run, to highlight on the leaderboard."""

@@ -23,6 +23,14 @@ def store_review(
     for index, position in enumerate(positions):
         result = analyse(game, position, positions[:index], depth=depth, time_limit=None)
         results.append({**result, "first_to_move": first_to_move(game, position)})
+    store_results(database_url, game, initial, moves, results)
+    return results
+
+
+def store_results(
+    database_url: str, game: str, initial: str, moves: tuple[str, ...], results: list[dict | None]
+) -> None:
+    """A done review with the given per-position results (the worker's shape)."""
     engine = create_engine(database_url)
     try:
         with Session(engine) as db, db.begin():
@@ -42,4 +50,3 @@ def store_review(
             )
     finally:
         engine.dispose()
-    return results

@@ -85,3 +85,34 @@ def test_the_bar_s_figure() -> None:
     assert eval_bar({"chance": 10, "score": -2.0, "win_in": None})["figure"] == "−2.0"
     assert eval_bar({"chance": 100, "score": None, "win_in": 3})["figure"] == "#3"
     assert eval_bar({"chance": 0, "score": None, "win_in": -4})["figure"] == "−#4"
+
+
+def name_field(page: str) -> str:
+    found = re.search(r'<section class="play-from.*?<input name="name"[^>]*value="([^"]*)"', page, re.S)
+    assert found, "no name field in the play-from form"
+    return found.group(1)
+
+
+def test_start_a_match_from_here_works_at_the_first_click(alice: TestClient, carol: TestClient) -> None:
+    """Issue 34: a browser that never typed a name found the field empty, so its first click
+    brought only the browser's "fill out this field"."""
+    record = '[Variant "Bashni"]\n[Result "*"]\n\n1. c3-d4 f6-g5 *\n'
+    imported = carol.post("/api/records", content=record.encode(), headers={"content-type": "text/plain"})
+    assert imported.status_code == 201, imported.text
+    path = f"/records/{imported.json()['id']}"
+    assert "tablero_name" not in carol.cookies
+    for lang, guest in (("en", "Guest"), ("es", "Invitado")):
+        carol.cookies.set("lang", lang)
+        assert name_field(carol.get(path, headers=HTML).text) == guest
+        assert f'value="{guest}"' in carol.get("/records/import", headers=HTML).text
+    # The form as it comes starts the match; the name it used is the next form's.
+    page = carol.get(path, headers=HTML).text
+    position = re.search(r'name="position" value="([^"]+)"', page)
+    assert position
+    body = {"game": "bashni", "position": position.group(1), "name": name_field(page), "opponent": "easy"}
+    started = carol.post("/positions/play", data=body, follow_redirects=False)
+    assert started.status_code == 303 and started.headers["location"].startswith("/matches/")
+    carol.cookies.delete("lang")
+    # A name typed once here (or anywhere) comes back instead.
+    alice.cookies.set("tablero_name", "Alicia")
+    assert name_field(alice.get(path, headers=HTML).text) == "Alicia"

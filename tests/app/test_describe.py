@@ -102,6 +102,10 @@ def test_moves_in_words() -> None:
         describe.move_words(bilsang, EN, bilsang.initial(), "h 4,0+ 0,2-")
         == "moved the buoys 4,0 to 5,0 and 0,2 to -1,2"
     )
+    # A removal is one tap: it was read as a pair and the match page failed (a 500).
+    blocked = bilsang.parse_position("1 v 0 1 13 0 0,0;0,1;1,2;1,3;2,3;0,4 - line,quiet=300")
+    assert describe.move_words(bilsang, EN, blocked, "x 2,3") == "removed the buoy on 2,3"
+    assert describe.move_words(bilsang, ES, blocked, "x 2,3") == "retiró la boya de 2,3"
 
 
 def test_commands_are_words_and_moves_are_everything_else() -> None:

@@ -138,12 +138,15 @@ def test_imports_are_checked_off_the_event_loop(app: object) -> None:
     with ThreadPoolExecutor(1) as own_thread:
         longest_gap, total, ticks = own_thread.submit(asyncio.run, run()).result()
     # On the loop, each check stopped it for a whole check: the ticker turned only
-    # between the four checks (a handful of ticks in all), and one gap was a quarter of
-    # the total. Off it, the loop waits only for its share of the GIL (a switch every
-    # 5 ms) and of a busy machine's cores: it ticks all along (hundreds of ticks), and
-    # no gap is a whole check's. Counted ticks, not one gap's length alone, because a
-    # busy machine (CI ran this at 0.18 of the total) stretches single gaps.
-    assert ticks > 40 and longest_gap < total / 3, (ticks, longest_gap, total, one_check)
+    # between the four checks (a handful of ticks in all). Off it, the loop waits only for
+    # its share of the GIL (a switch every 5 ms) and of the machine's cores: it ticks all
+    # along, dozens of times at least. Only the count is asserted: single gaps are not a
+    # measure of this, since a busy machine stretched one to a third of the run (CI: 80
+    # ticks, one gap of 0.52 s in 1.46 s) while the loop plainly kept turning; with four
+    # checking threads it gets about one GIL switch in five, so a loaded CI saw exactly 40
+    # ticks in 0.88 s (longest gap 0.12 s, shorter than one check): the bound is 20, still
+    # several times the handful the loop manages when the checks run on it.
+    assert ticks > 20, (ticks, longest_gap, total, one_check)
 
 
 @pytest.fixture

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
@@ -77,3 +79,24 @@ def test_negotiation() -> None:
     assert i18n.negotiate("es", "en") == "es"
     assert i18n.negotiate("xx", "en;q=0.1, es;q=0.9") == "es"
     assert i18n.negotiate(None, "en;q=bogus, es") == "es"
+
+
+def test_make_messages_lists_texts_without_spanish(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``make messages`` (app.manage messages): a report, never a rewrite of es.po (before,
+    it failed: pybabel update has no --no-location)."""
+    from babel.messages.pofile import write_po
+
+    from app.manage import missing_translations
+
+    catalog = Catalog()
+    catalog.add("Play")  # translated
+    catalog.add("A text nobody has translated yet")
+    template = tmp_path / "t.pot"
+    with template.open("wb") as fh:
+        write_po(fh, catalog)
+    before = (ROOT / "app" / "translations" / "es.po").read_bytes()
+    assert missing_translations(str(template)) == 1
+    assert capsys.readouterr().out.splitlines() == ["A text nobody has translated yet"]
+    assert (ROOT / "app" / "translations" / "es.po").read_bytes() == before

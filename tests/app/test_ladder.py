@@ -224,3 +224,62 @@ def test_leaderboard_orders_finished_runs_and_pages(player: TestClient, quiet_ap
 def test_unknown_run_is_404(player: TestClient) -> None:
     assert player.get("/api/ladder/runs/nope").status_code == 404
     assert player.post("/api/ladder/runs", json={"name": " "}).status_code == 422
+
+
+def test_runs_in_progress_are_shown_beside_the_ranking(player: TestClient, quiet_app: FastAPI) -> None:
+    """Issue 34: the board said "No finished runs yet" while a run with a score was going."""
+    run = start(player, "Gil")
+    force_result(quiet_app, run["match_id"], "w")  # one win: playing opponent 2 with a score
+    going = player.get(f"/api/ladder/runs/{run['id']}").json()
+    assert going["status"] == "playing" and going["score"] == 19999
+    start(player, "Hal")  # just started: opponent 1, score 0
+
+    board = player.get("/api/ladder/leaderboard").json()
+    assert board["entries"] == [] and board["pages"] == 1  # the ranking is still of finished runs
+    assert [(r["name"], r["opponent"], r["wins"], r["score"]) for r in board["in_progress"]] == [
+        ("Gil", 2, 1, 19999),
+        ("Hal", 1, 0, 0),
+    ]
+    assert board["in_progress"][0]["run_id"] == run["id"] and board["in_progress"][0]["account"] is None
+
+    for lang, going_words, reached, empty in (
+        ("en", "Runs in progress", "opponent 2 of 18", "No finished runs yet"),
+        ("es", "Escaladas en curso", "rival 2 de 18", "Todavía no hay escaladas terminadas"),
+    ):
+        player.cookies.set("lang", lang)
+        page = player.get("/ladder/leaderboard").text
+        assert going_words in page and reached in page and "19999" in page
+        assert empty not in page
+    player.cookies.delete("lang")
+
+    # Once it ends it is ranked, and no longer in progress.
+    force_result(quiet_app, going["match_id"], "b")
+    board = player.get("/api/ladder/leaderboard").json()
+    assert [e["name"] for e in board["entries"]] == ["Gil"]
+    assert [r["name"] for r in board["in_progress"]] == ["Hal"]
+
+
+def test_a_finished_ladder_game_says_its_result_before_the_way_on(
+    player: TestClient, quiet_app: FastAPI
+) -> None:
+    """Issue 34: "Next: opponent 2 →" stood above the game's own result line."""
+    run = start(player, "Ivo")
+    first = run["match_id"]
+    force_result(quiet_app, first, "w")
+    for lang, won, way_on in (
+        ("en", "Ivo wins", "Next: opponent 2"),
+        ("es", "Gana Ivo", "Siguiente: rival 2"),
+    ):
+        player.cookies.set("lang", lang)
+        for path in (f"/matches/{first}", f"/matches/{first}/live"):
+            page = player.get(path).text
+            assert won in page and way_on in page, (lang, path)
+            assert page.index('class="banner result"') < page.index(way_on), (lang, path)
+    # The run's end, told after the result of the game that ended it.
+    second = player.get(f"/api/ladder/runs/{run['id']}").json()["match_id"]
+    force_result(quiet_app, second, "b")
+    for lang, over in (("en", "The run is over"), ("es", "La escalada terminó")):
+        player.cookies.set("lang", lang)
+        ended = player.get(f"/matches/{second}").text
+        assert ended.index('class="banner result"') < ended.index(over), lang
+    player.cookies.delete("lang")

@@ -163,3 +163,17 @@ def test_the_page_says_what_the_last_move_was(alice: TestClient, bob: TestClient
     assert 'data-last-kind="capture"' in page and 'data-my-turn="true"' in page
     assert "<title>(your move) " in page
     assert 'data-last-kind="move"' in page_of(bob, match_id, "?at=8")
+
+
+def test_a_bilsang_removal_is_shown_and_said(alice: TestClient, bob: TestClient) -> None:
+    # A blocked player removes a buoy: the live part described every Bilsang move as pairs
+    # of points and answered 500 after the first removal (found playing a whole game).
+    blocked = "1 v 0 1 13 0 0,0;0,1;1,2;1,3;2,3;0,4 - line,quiet=300"
+    match_id = started(alice, bob, "bilsang", side="first", position=blocked)
+    answer = alice.post(f"/api/matches/{match_id}/moves", json={"move": "x 2,3", "ply": 0})
+    assert answer.status_code == 200, answer.text
+    for client in (alice, bob):
+        live = client.get(f"/matches/{match_id}/live", headers=HX)
+        assert live.status_code == 200
+        assert "removed the buoy on 2,3" in live.text
+    assert page_of(bob, match_id).count("removed the buoy on 2,3") >= 1

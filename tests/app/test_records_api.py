@@ -274,3 +274,30 @@ def test_a_png_costs_like_a_create_and_the_same_picture_is_drawn_once() -> None:
     pictures.board_png.cache_clear()
     first = pictures.board_png(svg)
     assert pictures.board_png(svg) is first and pictures.board_png.cache_info().hits == 1
+
+
+def test_the_import_page_s_file_picker_speaks_the_page_s_language(alice: TestClient) -> None:
+    """Issue 34: the file button showed the browser's own "Choose File / No file chosen" on a
+    Spanish page. Now our label stands for a hidden input and the words are the catalogue's."""
+    for lang, choose, none in (
+        ("en", "Choose a file", "No file chosen"),
+        ("es", "Elegir un archivo", "Ningún archivo elegido"),
+    ):
+        alice.cookies.set("lang", lang)
+        page = alice.get("/records/import").text
+        picker = re.search(r'<div class="file-pick">(.*?)</div>', page, re.S)
+        assert picker, "no file picker of our own"
+        assert re.search(
+            r'<input type="file" name="file" id="record-file" class="file-input"', picker.group(1)
+        )
+        assert re.search(
+            rf'<label for="record-file" class="[^"]*" id="file-pick-button">{choose}</label>', picker.group(1)
+        )
+        assert f">{none}</span>" in picker.group(1)
+    alice.cookies.delete("lang")
+    # The hidden input still sends its file with the form.
+    record = b'[Variant "Bashni"]\n[Result "*"]\n\n1. c3-d4 f6-g5 *\n'
+    sent = alice.post(
+        "/records/import", files={"file": ("game.pdn", record, "text/plain")}, follow_redirects=False
+    )
+    assert sent.status_code == 303 and sent.headers["location"].startswith("/records/")

@@ -119,6 +119,10 @@ def test_sign_up_in_the_middle_of_a_game_and_finish_it_without_a_reload(
     )
     assert answer.ok, answer.text()
     tab.close()
+    # The game's own page heard of it from the other tab: its header names the account
+    # (before, it said "Sign up" until a reload), and the page is still the same one.
+    expect(ana.locator("header .account-name")).to_have_text("ana")
+    expect(ana.locator("header a[href='/signup']")).to_have_count(0)
     play_line("morris", MORRIS_WIN, (ana, bob), [], start_at=half)
     expect(ana.locator("#live")).to_have_attribute("data-status", "finished")
     assert ana.evaluate("window.stillTheSamePage") is True

@@ -90,6 +90,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer,
         run = player.post("/api/ladder/runs", json={"name": "Ana"})
         assert run.status_code == 201, run.text
         pages.append(f"/ladder/runs/{run.json()['id']}")
+        # A ladder game lost, so its run is over: the page's result, then the run's end (issue 34).
+        ended = player.post("/api/ladder/runs", json={"name": "Ana"}).json()
+        assert player.post(f"/api/matches/{ended['match_id']}/resign").status_code == 200
+        pages += [f"/matches/{ended['match_id']}", f"/ladder/runs/{ended['id']}"]
         cookie = player.cookies.get("tablero_player") or next(iter(player.cookies.values()))
         yield live, cookie, pages
     live.stop()

@@ -54,7 +54,7 @@ def test_beat_opponent_one_and_reach_the_leaderboard(ladder_server: LiveServer, 
             page.screenshot(path=str(shots / "mid.png"), full_page=True)
 
     expect(page.locator(".banner.result")).to_contain_text("Ladderer wins", timeout=15000)
-    next_link = page.locator(".run-header .next a")
+    next_link = page.locator(".run-next .next a")
     expect(next_link).to_contain_text("opponent 2")
     score = int(page.locator(".run-score").inner_text())
     assert 10000 < score <= 19999
@@ -65,7 +65,7 @@ def test_beat_opponent_one_and_reach_the_leaderboard(ladder_server: LiveServer, 
     # End the run by resigning the second game; the run then appears on the leaderboard.
     page.once("dialog", lambda dialog: dialog.accept())
     page.click("button[data-action=resign]")
-    expect(page.locator(".run-header")).to_contain_text("The run is over")
+    expect(page.locator(".run-next")).to_contain_text("The run is over")
     page.click("text=See the leaderboard")
     row = page.locator("table.leaderboard tr.mine")
     expect(row).to_contain_text("Ladderer")

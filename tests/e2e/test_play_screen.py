@@ -283,9 +283,13 @@ def test_a_whole_game_by_drag_and_drop(computer_server: LiveServer, browser, sho
     form.locator("select[name=opponent]").select_option("easy")
     form.locator("button[type=submit]").click()
     expect(page.locator(".player-top")).to_contain_text("Computer (level 1)")
-    # Dropped on a point that is not lit: the piece goes back and stays selected.
+    # Dropped on a point that is not lit: the piece goes back and stays selected. The
+    # page's scripts are deferred: on a loaded machine (CI, 2 cores busy) a drag made
+    # before they ran did nothing, so wait for the load event, then for the selection.
     wait_for_ply(page, 0)
+    page.wait_for_load_state("load")
     mouse_drag(page, "e3", "e5")
+    expect(page.locator('#live [data-point="e3"]')).to_have_class(re.compile(r"\bchosen\b"))
     assert point_classes(page) == {"chosen": ["e3"], "target": ["d4", "f4"], "carried": []}
     bashni = games.get("bashni")
     further = {"tapped": 0, "dragged": 0}

@@ -125,15 +125,19 @@ def test_the_form_shows_only_the_options_that_apply(browser: Browser, site: dict
     page.goto(site["url"] + "/")
     form = page.locator("#friend")
     form.locator("details.more-options summary").click()
-    custom, rules = form.locator(".time-control-custom"), form.locator(".bilsang-rules")
+    # The rules' select and its hint (issue 34) show and hide together.
+    custom, rules = form.locator(".time-control-custom"), form.locator("label.bilsang-rules")
+    hint = form.locator("p.bilsang-rules")
     form.locator("select[name=time_control]").select_option("")
     form.locator("select[name=game]").select_option("morris")
     expect(custom).to_be_hidden()
     expect(rules).to_be_hidden()
+    expect(hint).to_be_hidden()
     form.locator("select[name=time_control]").select_option("rt:custom")
     expect(custom).to_be_visible()
     form.locator("select[name=game]").select_option("bilsang")
     expect(rules).to_be_visible()
+    expect(hint).to_be_visible()
     context.close()
 
 

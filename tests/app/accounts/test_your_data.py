@@ -146,20 +146,28 @@ def test_the_api_refuses_another_sites_origin(alice: TestClient) -> None:
 
 
 def test_unknown_user_costs_the_same_time_as_a_wrong_password(alice: TestClient, bob: TestClient) -> None:
-    """Both run one Argon2 verification; the medians stay within a factor of two."""
+    """Both run one Argon2 verification; the medians stay within a factor of two.
+
+    Measured in this process's CPU time (the test client runs the app in this process),
+    in interleaved rounds: wall time on a machine busy with other tests swung the ratio
+    to 2.8 (1.42 s against 0.52 s) with the same work on both sides."""
     import statistics
     import time
 
     sign_up(alice)
 
     def timed(username: str) -> float:
-        start = time.perf_counter()
+        start = time.process_time()
         bob.post("/api/session", json={"username": username, "password": "wrong password"})
-        return time.perf_counter() - start
+        return time.process_time() - start
 
-    known = statistics.median(timed("ana") for _ in range(3))
-    unknown = statistics.median(timed(f"nobody{n}") for n in range(3))
-    assert 0.5 < known / unknown < 2, (known, unknown)
+    known: list[float] = []
+    unknown: list[float] = []
+    for n in range(5):
+        known.append(timed("ana"))
+        unknown.append(timed(f"nobody{n}"))
+    ratio = statistics.median(known) / statistics.median(unknown)
+    assert 0.5 < ratio < 2, (known, unknown)
 
 
 def test_the_sign_up_form_shows_the_recovery_codes_once(alice: TestClient) -> None:
