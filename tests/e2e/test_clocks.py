@@ -65,15 +65,26 @@ def test_the_flag_reaches_everyone_within_a_second(server: LiveServer, browser, 
     alice.screenshot(path=str(shots / "low-time.png"))
     carol.screenshot(path=str(shots / "spectator-low-time.png"))
 
-    seen: dict[str, datetime] = {}
+    # Each page notes the moment the result appears itself (the same machine's clock as the
+    # server's deadline): the test's own round trips to three pages in turn, tens of
+    # milliseconds each on a loaded machine, are not counted as the flag's delay.
     pages = {"alice": alice, "bob": bob, "carol": carol}
-    stop = time.monotonic() + 20
-    while len(seen) < 3 and time.monotonic() < stop:
-        for who, page in pages.items():
-            if who not in seen and page.locator(".banner.result").count():
-                seen[who] = datetime.now(UTC)
-        time.sleep(0.03)
-    assert set(seen) == set(pages), f"the flag did not reach {set(pages) - set(seen)}"
+    for page in pages.values():
+        page.evaluate(
+            """() => {
+                window.__flagAt = null;
+                const check = () => {
+                    const shown = document.querySelector('.banner.result');
+                    if (window.__flagAt === null && shown) window.__flagAt = Date.now();
+                };
+                new MutationObserver(check).observe(document.body, {childList: true, subtree: true});
+                check();
+            }"""
+        )
+    seen: dict[str, datetime] = {}
+    for who, page in pages.items():
+        page.wait_for_function("window.__flagAt !== null", timeout=20_000)
+        seen[who] = datetime.fromtimestamp(page.evaluate("window.__flagAt") / 1000, UTC)
     for who, at in seen.items():
         print(f"\n{who} saw the flag {(at - deadline).total_seconds() * 1000:.0f} ms after the deadline")
         assert (at - deadline).total_seconds() < 1.0
