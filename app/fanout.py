@@ -79,6 +79,32 @@ class Shared(Generic[T]):
         future.add_done_callback(lambda done: self._forget_failure(key, done))
         return future
 
+    def compute_here(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The result for ``key`` from a worker thread (a plain route): computed in the
+        calling thread unless it is already there or under way, then kept for ``get``.
+
+        A move's own answer renders the mover's new view this way, and the mover's event
+        stream, woken by the same move, waits for that render instead of making its own."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        with self._lock:
+            entry = self._results.get(key)
+            if entry is None:
+                self._results[key] = _Entry(future)
+                while len(self._results) > self.size:
+                    self._results.popitem(last=False)
+            else:
+                self._results.move_to_end(key)
+        if entry is not None:
+            return entry.future.result()
+        future.add_done_callback(lambda done: self._forget_failure(key, done))
+        try:
+            result = compute()
+        except BaseException as exc:
+            future.set_exception(exc)
+            raise
+        future.set_result(result)
+        return result
+
     def _forget_failure(self, key: Hashable, done: concurrent.futures.Future[T]) -> None:
         # Nobody keeps a failure (a match not found, a database hiccup): ask again next time.
         if done.exception() is not None:
