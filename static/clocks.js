@@ -84,4 +84,5 @@
   tick();
   setInterval(tick, 100);
   document.addEventListener("htmx:afterSettle", tick);
+  document.addEventListener("tablero:settle", tick);  // a view swapped in from an event or a move's answer
 })();

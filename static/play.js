@@ -322,25 +322,17 @@
     browse(Number(link.dataset.at));
   });
 
-  // The event stream's refresh keeps showing the position being browsed.
+  // The safety-net refresh keeps showing the position being browsed.
   document.addEventListener("htmx:configRequest", (event) => {
     const el = live();
     if (!el || !event.detail.elt.classList.contains("live-refresh")) return;
-    // The event of the mover's own move asks for nothing: its view comes back with the
-    // move's post (the event often arrives first, while the post is answered), and an
-    // event of a version this page already shows has nothing new.
-    const trigger = event.detail.triggeringEvent;
-    if (trigger && trigger.type === "sse:changed" && trigger.detail) {
-      let heard = null;
-      try { heard = JSON.parse(trigger.detail.data).version; } catch { heard = null; }
-      if (posting || (heard !== null && heard <= Number(el.dataset.version))) { event.preventDefault(); return; }
-    }
     if (Number(el.dataset.shownPly) < Number(el.dataset.ply)) event.detail.parameters.at = el.dataset.shownPly;
   });
 
-  // A spectator's view arrives inside the event (rendered once for all spectators): shown
-  // through the same swap as a fetched view, or, while browsing an earlier ply, taken as
-  // the cue to re-fetch that ply.
+  // Every page's view arrives inside the event (a player's rendered for its browser, a
+  // spectator's once for all): shown through the same swap as the move's answer, which
+  // ignores a version the page already shows (the mover's own move), or, while browsing
+  // an earlier ply, taken as the cue to re-fetch that ply.
   document.addEventListener("htmx:sseBeforeMessage", (event) => {
     if (!event.target.classList || !event.target.classList.contains("live-push")) return;
     event.preventDefault();
@@ -398,6 +390,7 @@
     if (url.href !== window.location.href) history.replaceState(null, "", url);
     showLatestMove();
     updateTitle();
+    applyTools();  // the new view's tool buttons say the page's state (muted, flipped)
     document.dispatchEvent(new CustomEvent("tablero:settle", { detail: { before, now } }));
   }
 

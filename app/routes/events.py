@@ -10,16 +10,16 @@ import logging
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable
-from typing import Literal, cast
+from typing import Annotated, Literal, cast
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI, Query, Request
 from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.chat.service import chat_key
 from app.events import Negating
 from app.fanout import Shared, sse_message
-from app.matches.model import Played
+from app.matches.model import Played, Viewed
 from app.matches.service import MatchService
 from app.schemas import refusals
 from app.web import language, templates, viewer_hash
@@ -90,30 +90,67 @@ def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
     return sse_message("live", viewed.match.version, html)
 
 
+def seat_key(request: Request, match_id: str, version: int) -> tuple[str, str, int, str | None, str]:
+    """The key of one browser's view of a version: the view depends on the seat (its
+    side, its continue link) and the language, and on nothing else of the request."""
+    return ("seat-live", match_id, version, viewer_hash(request), language(request))
+
+
+def render_seat(request: Request, viewed: Viewed) -> tuple[int, str]:
+    """``partials/live.html`` as this browser sees ``viewed``, and the version shown."""
+    from app.match_view import match_context
+
+    html = templates.get_template("partials/live.html").render(match_context(request, viewed))
+    return viewed.match.version, html
+
+
+def seat_view(request: Request, viewed: Viewed) -> str:
+    """The match page's answer to its own move or action: the browser's new view.
+
+    The same render is that browser's ``live`` event of the version (issue 28: one render
+    per version and browser): whichever of the two asks first renders it, the other waits
+    for it. Only for the latest position with nothing pending (no taps, no error), which
+    is what an event shows."""
+    key = seat_key(request, viewed.match.id, viewed.match.version)
+    found = shared(request.app).compute_here(key, lambda: render_seat(request, viewed))
+    return cast(tuple[int, str], found)[1]
+
+
 @router.get(
     "/matches/{match_id}/events",
     response_class=StreamingResponse,
     responses={200: {"content": {"text/event-stream": {}}}, **refusals(404, 422, 429, 503)},
 )
 async def match_events(
-    request: Request, match_id: str, view: Literal["live"] | None = None
+    request: Request,
+    match_id: str,
+    view: Literal["live"] | None = None,
+    since: Annotated[
+        int | None,
+        Query(ge=0, description="The version the page already shows: nothing older is sent on connecting."),
+    ] = None,
 ) -> StreamingResponse:
-    """A ``text/event-stream`` of the match's changes; ``Last-Event-ID`` resumes.
+    """A ``text/event-stream`` of the match's changes; ``Last-Event-ID`` (or ``since``)
+    resumes: a change at or before it is not sent again.
 
     Every change is event ``changed`` with ``{version, ply, status}``; a new chat line
     in either room is event ``chat`` with ``{"line": id}`` (no id field). With ``view=live``
-    a browser without a seat also gets event ``live`` carrying the spectator's view of the
-    match as HTML (the match page swaps it in), rendered once per version for all of them.
+    each change also comes as event ``live`` carrying the match page's changing part as
+    this browser sees it (HTML, swapped in by the page): a spectator's view is rendered
+    once per version for all of them, a player's once per version for that browser and
+    shared with the answer to its own move, so no page fetches its view because of an
+    event (issue 28).
     """
     matches: MatchService = request.app.state.matches
     seat_id = await run_in_threadpool(matches.seat_id_of, match_id, viewer_hash(request))
     spectator = seat_id is None
-    push_view = spectator and view == "live"
+    push_view = view == "live"
     lang = language(request)
     try:
         seen = int(request.headers.get("last-event-id", "0"))
     except ValueError:
         seen = 0
+    seen = max(seen, since or 0)
     settings = request.app.state.settings
     broker = request.app.state.broker
     once = shared(request.app)
@@ -126,8 +163,15 @@ async def match_events(
         return version, _event(version, ply, status)
 
     async def live_view(version: int) -> bytes:
-        key = ("live", match_id, version, lang)
-        return cast(bytes, await once.get(key, lambda: spectator_view(request, match_id, lang)))
+        if spectator:
+            key = ("live", match_id, version, lang)
+            return cast(bytes, await once.get(key, lambda: spectator_view(request, match_id, lang)))
+        # A player's own view, shared with the answer to its own move (seat_view).
+        found = await once.get(
+            seat_key(request, match_id, version), lambda: render_seat(request, matches.view(match_id))
+        )
+        shown, html = cast(tuple[int, str], found)
+        return sse_message("live", shown, html)
 
     last_seen = 0.0
 

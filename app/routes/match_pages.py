@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 import games
 from app.match_view import match_context
+from app.routes.events import seat_view
 from app.routes.pages import NO_STORE, check_create_limit, service
 from app.services.errors import NotFound, ServiceError
 from app.services.tokens import CONTINUE_LIFETIME_SECONDS, continue_code_ok
@@ -95,7 +96,12 @@ def _live_or_redirect(
         return RedirectResponse(f"/matches/{match_id}", status_code=303)
     if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
         return JSONResponse({"detail": error}, status_code=status if status >= 400 else 409)
-    context = match_context(request, service(request).view(match_id), taps=taps, error=error)
+    viewed = service(request).view(match_id)
+    if is_htmx(request) and error is None and not taps:
+        # The page's view after its own move or action: the same render as the ``live``
+        # event its event stream gets for this version (one render, issue 28).
+        return HTMLResponse(seat_view(request, viewed), headers=NO_STORE)
+    context = match_context(request, viewed, taps=taps, error=error)
     if not is_htmx(request):
         # A plain form post that was refused: the whole page, with the reason on it.
         return templates.TemplateResponse(

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import re
 import threading
 import time
+from collections.abc import Coroutine
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -16,6 +19,15 @@ import app.routes.events as events_route
 import games
 from app.fanout import Shared, sse_message
 from tests.app.helpers import MORRIS_WIN, play, started
+
+T = TypeVar("T")
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run`` in a thread of its own: a browser test earlier in the same xdist
+    worker leaves Playwright's event loop running in this one."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def test_shared_results_are_computed_once_and_failures_are_not_kept() -> None:
@@ -30,7 +42,7 @@ def test_shared_results_are_computed_once_and_failures_are_not_kept() -> None:
     async def many() -> list[int]:
         return await asyncio.gather(*(shared.get("a", lambda: slow("a")) for _ in range(100)))
 
-    assert asyncio.run(many()) == [1] * 100
+    assert run(many()) == [1] * 100
     assert calls == ["a"]
 
     def broken() -> int:
@@ -38,12 +50,12 @@ def test_shared_results_are_computed_once_and_failures_are_not_kept() -> None:
         raise RuntimeError("the database is away")
 
     with pytest.raises(RuntimeError):
-        asyncio.run(shared.get("b", broken))
+        run(shared.get("b", broken))
     with pytest.raises(RuntimeError):
-        asyncio.run(shared.get("b", broken))
+        run(shared.get("b", broken))
     assert calls.count("broken") == 2
     for key in "cde":
-        asyncio.run(shared.get(key, lambda: 0))
+        run(shared.get(key, lambda: 0))
     assert len(shared) == 2  # bounded: the oldest answers are dropped
 
 
@@ -59,11 +71,44 @@ def test_a_reserved_result_is_awaited_not_computed_and_a_failed_one_is_forgotten
         return await waiting
 
     reserved = shared.reserve("move")
-    assert asyncio.run(waits_for_the_reservation()) == 7
+    assert run(waits_for_the_reservation()) == 7
     assert computed == []
     rolled_back = shared.reserve("rolled back")
     rolled_back.set_exception(RuntimeError("rolled back"))
-    assert asyncio.run(shared.get("rolled back", lambda: 3)) == 3  # forgotten: computed afresh
+    assert run(shared.get("rolled back", lambda: 3)) == 3  # forgotten: computed afresh
+
+
+def test_a_result_computed_in_a_route_thread_is_shared_both_ways() -> None:
+    """``compute_here`` (a plain route's thread) and ``get`` (an event stream) compute a
+    key once between them, whichever comes first; a failure is not kept."""
+    shared: Shared[str] = Shared()
+    computed: list[str] = []
+
+    def render(who: str) -> str:
+        computed.append(who)
+        time.sleep(0.1)
+        return f"view by {who}"
+
+    # The route first: the stream gets the route's render.
+    assert shared.compute_here("v1", lambda: render("route")) == "view by route"
+    assert run(shared.get("v1", lambda: render("stream"))) == "view by route"
+
+    # The stream first, still rendering when the route asks: the route waits for it.
+    async def stream_then_route() -> tuple[str, str]:
+        streaming = asyncio.ensure_future(shared.get("v2", lambda: render("stream")))
+        await asyncio.sleep(0.02)
+        routed = await asyncio.to_thread(shared.compute_here, "v2", lambda: render("route"))
+        return await streaming, routed
+
+    assert run(stream_then_route()) == ("view by stream", "view by stream")
+    assert computed == ["route", "stream"]
+
+    def broken() -> str:
+        raise RuntimeError("the database is away")
+
+    with pytest.raises(RuntimeError):
+        shared.compute_here("v3", broken)
+    assert shared.compute_here("v3", lambda: "again") == "again"
 
 
 def test_an_sse_message_gives_every_line_its_own_data_field() -> None:
@@ -92,7 +137,7 @@ def stream_events(url: str, client: httpx.Client, found: list[tuple[str, int, st
                     return
 
 
-def test_thirty_spectators_cost_one_render_per_version_and_players_get_none(
+def test_thirty_spectators_cost_one_render_per_version_and_an_api_client_gets_none(
     app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base, _application = app_in_thread
@@ -116,7 +161,9 @@ def test_thirty_spectators_cost_one_render_per_version_and_players_get_none(
         threading.Thread(target=stream_events, args=(url, httpx.Client(), found, 2)) for found in received
     ]
     player_events: list[tuple[str, int, str]] = []
-    player = threading.Thread(target=stream_events, args=(url, bob, player_events, 2))
+    # A client of the JSON API (no view asked for) gets the changes only.
+    api_url = f"{base}/matches/{match_id}/events"
+    player = threading.Thread(target=stream_events, args=(api_url, bob, player_events, 2))
     for thread in [*watchers, player]:
         thread.start()
 
@@ -140,6 +187,7 @@ def test_thirty_spectators_cost_one_render_per_version_and_players_get_none(
         assert "Ben to move" in html and "(you)" not in html and "data-action" not in html
         assert [ident for e, ident, _d in found if e == "changed"] == [version, moved["version"]]
     assert len(renders) == 2  # the version they connected at, and the move's
+    # The player's stream renders nothing: no view was asked for.
     assert [(event, ident) for event, ident, _d in player_events] == [
         ("changed", version),
         ("changed", moved["version"]),
@@ -190,3 +238,92 @@ def test_a_spectator_view_late_in_a_match_parses_no_more_positions_than_early(
     assert alice.get(f"/api/matches/{match_id}").json()["ply"] == len(MORRIS_WIN) - 1
     assert late == early
     assert max(late) < len(MORRIS_WIN) - 1  # fewer than one a ply played
+
+
+def read_stream(
+    url: str, client: httpx.Client, found: list[tuple[str, int, str]], stop: threading.Event
+) -> None:
+    """Collect (event, id, data), with ("subscribed", 0, "") once the stream's first line
+    (its retry) has come, until ``stop`` is set (checked at each line and keep-alive)."""
+    with client.stream("GET", url, timeout=15) as response:
+        event, ident, data = "", 0, []
+        for line in response.iter_lines():
+            if stop.is_set():
+                return
+            if line.startswith("retry: "):
+                found.append(("subscribed", 0, ""))
+            elif line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("id: "):
+                ident = int(line[4:])
+            elif line.startswith("data: "):
+                data.append(line[6:])
+            elif line == "" and event:
+                found.append((event, ident, "\n".join(data)))
+                event, data = "", []
+
+
+def test_players_get_their_own_view_in_the_event_and_the_movers_is_its_answers_render(
+    app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 28, one render per version: the opponent's page needs no request to see a
+    move (its view comes in the event), and the mover's view is rendered once for both
+    the answer to its move and its own stream's event."""
+    base, application = app_in_thread
+    # Keep-alives every 0.2 s, so a reader can stop.
+    application.state.settings = application.state.settings.model_copy(update={"sse_ping_seconds": 0.2})
+    renders: list[str] = []
+    real = events_route.render_seat
+
+    def counted(request, viewed):  # type: ignore[no-untyped-def]
+        renders.append(viewed.match.id)
+        return real(request, viewed)
+
+    monkeypatch.setattr(events_route, "render_seat", counted)
+    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
+    match_id = created.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
+    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+    # As the page connects: it already shows ``since``, so nothing is sent on connecting.
+    url = f"{base}/matches/{match_id}/events?view=live&since={version}"
+    stop = threading.Event()
+    seen = {"alice": [], "bob": []}  # type: dict[str, list[tuple[str, int, str]]]
+    readers = [
+        threading.Thread(target=read_stream, args=(url, alice, seen["alice"], stop)),
+        threading.Thread(target=read_stream, args=(url, bob, seen["bob"], stop)),
+    ]
+    for reader in readers:
+        reader.start()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not all(found for found in seen.values()):
+        time.sleep(0.02)
+    assert all(found == [("subscribed", 0, "")] for found in seen.values()), seen
+    assert renders == []
+
+    # Alice moves from her page: the answer is her new view.
+    answer = alice.post(
+        f"/matches/{match_id}/moves", data={"move": "d1", "ply": "0"}, headers={"HX-Request": "true"}
+    )
+    assert answer.status_code == 200
+    new_version = alice.get(f"/api/matches/{match_id}").json()["version"]
+
+    def views(who: str) -> list[tuple[str, int, str]]:
+        return [e for e in seen[who] if e[0] == "live"]
+
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not (views("alice") and views("bob")):
+        time.sleep(0.02)
+    time.sleep(0.3)  # anything more would have come by now
+    stop.set()
+    for reader in readers:
+        reader.join(timeout=5)
+
+    (alice_view,) = views("alice")
+    (bob_view,) = views("bob")
+    assert alice_view[1] == bob_view[1] == new_version
+    assert alice_view[2] == answer.text  # the same render
+    assert re.search(r'id="live"[^>]*data-ply="1"', bob_view[2])
+    assert 'data-my-turn="true"' in bob_view[2] and 'data-seat="b"' in bob_view[2]
+    assert 'data-my-turn="false"' in alice_view[2] and 'data-seat="w"' in alice_view[2]
+    assert renders == [match_id, match_id]  # one for each browser, none twice
