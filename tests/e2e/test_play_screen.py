@@ -242,6 +242,18 @@ def test_a_tap_lights_its_targets_at_once_with_no_request(server: LiveServer, br
     sounds = {url.rsplit("/", 1)[1] for url in requests if "/static/sounds/" in url}
     assert {"move.wav", "turn.wav"} <= sounds, sounds
     page.screenshot(path=str(shots / "after-reply.png"))
+    # Muted, the sound button still says so in the next view the event brings (Bob's
+    # draw offer): every swap applies the page's tool state, not only htmx's own.
+    sound_button = page.locator("#live [data-tool=sound]")
+    sound_button.click()
+    expect(sound_button).to_have_attribute("aria-pressed", "false")
+    httpx.post(
+        f"{server.url}/api/matches/{match_id}/draw",
+        json={"action": "offer"},
+        cookies={PLAYER_COOKIE: bob_token},
+    ).raise_for_status()
+    expect(page.locator("#live")).to_have_attribute("data-draw-offer", "b")
+    expect(sound_button).to_have_attribute("aria-pressed", "false")
     ctx.close()
 
 
