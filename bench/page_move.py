@@ -5,12 +5,18 @@ docs/benchmarks.md, issue 28). It starts uvicorn on a fresh SQLite database (or
 ``--database-url``) and plays the seeded Morris line of bench/move_cost.py in four groups of
 ``--matches`` matches: two over the JSON API (``GET /legal``, ``POST /api/…/moves``), two as
 the page does, early (plies around 10) and late (around 200). A page's move is its own
-request and then what each page asks for because of it, as static/play.js and
-templates/match.html do today: the mover's page posts the move (``POST /matches/{id}/moves``
-with ``HX-Request``; ``--door click``: the taps to ``POST /matches/{id}/click``, the code
-before issue 28), then the mover's and the opponent's pages each fetch ``GET /live`` on the
-``changed`` event, and one spectator's view is rendered (``GET /live`` without a seat: the
-same read and render as the ``live`` event, made once per version for all spectators).
+request and then what each page gets or asks for because of it. Every page of a page-kind
+match (both players' and one spectator's) holds its event stream open, as the pages do,
+and a move counts as done when every stream has brought its event:
+
+- ``--pages push`` (issue 28, item 2; the default): the mover's page posts the move
+  (``POST /matches/{id}/moves`` with ``HX-Request``) and gets its new view as the answer;
+  each page's stream (``?view=live``) brings that page's view inside the event, the
+  mover's being the answer's render, shared;
+- ``--pages fetch`` (the code before it): the players' streams bring only ``changed``, and
+  the opponent's page then fetches ``GET /live``; the spectator's view comes in its event;
+- ``--door click`` (the code before the one move door): the taps to ``POST /matches/{id}/click``.
+
 A third kind, ``account``, is the page's move made by two signed-in accounts (issue 30):
 every request then finds its session row, and the seat by the account's holder.
 The rounds alternate (JSON early, page early, JSON late, page late, then the next ply) so
@@ -24,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
+import time
 from pathlib import Path
 
 import httpx
@@ -44,6 +52,44 @@ def taps_of(move: str, before: list[str]) -> str:
     return " ".join(game.click_paths(game.parse_move(state, move))[0])
 
 
+class Heard:
+    """The versions each open stream has brought, per match; a move is done for the
+    benchmark when all of its match's streams have brought it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Condition()
+        self.streams: dict[str, list[int]] = {}
+
+    def read(self, client: httpx.Client, url: str, match_id: str, wanted: str) -> None:
+        with self.lock:
+            slot = len(self.streams.setdefault(match_id, []))
+            self.streams[match_id].append(0)
+        try:
+            with client.stream("GET", url) as response:
+                event, ident = "", 0
+                for line in response.iter_lines():
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("id: "):
+                        ident = int(line[4:])
+                    elif line == "" and event:
+                        if event == wanted:
+                            with self.lock:
+                                self.streams[match_id][slot] = max(ident, self.streams[match_id][slot])
+                                self.lock.notify_all()
+                        event = ""
+        except httpx.HTTPError:
+            return  # the server stopped at the end of the run
+
+    def wait_for(self, match_id: str, version: int, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while min(self.streams[match_id]) < version:
+                left = deadline - time.monotonic()
+                assert left > 0, (match_id, version, self.streams[match_id])
+                self.lock.wait(left)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", help="default: a fresh SQLite file in a temporary directory")
@@ -51,6 +97,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", type=int, default=10, help="plies measured around ply 10 and ply 200")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--door", choices=("moves", "click"), default="moves")
+    parser.add_argument("--pages", choices=("push", "fetch"), default="push")
     parser.add_argument("--app-dir", type=Path, default=ROOT, help="serve the app of another checkout")
     args = parser.parse_args(argv)
 
@@ -73,6 +120,19 @@ def main(argv: list[str] | None = None) -> int:
             return browser
 
         players = (signed_up(), signed_up())
+        heard = Heard()
+        readers: list[threading.Thread] = []
+
+        def watch(match_id: str, page: httpx.Client, *, spectator: bool, since: int) -> None:
+            """The page's event stream, open as the page holds it."""
+            view = args.pages == "push" or spectator
+            query = f"?view=live&since={since}" if view else ""
+            stream = httpx.Client(base_url=server.url, cookies=page.cookies, timeout=None)
+            event = "live" if view else "changed"
+            url = f"/matches/{match_id}/events{query}"
+            reader = threading.Thread(target=heard.read, args=(stream, url, match_id, event), daemon=True)
+            reader.start()
+            readers.append(reader)
 
         def new_group(kind: str) -> list[tuple[str, dict[str, httpx.Client], httpx.Client]]:
             group = []
@@ -88,6 +148,10 @@ def main(argv: list[str] | None = None) -> int:
                 match_id = created.json()["id"]
                 bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).raise_for_status()
                 group.append((match_id, {"w": alice, "b": bob}, carol))
+                if kind != "json":
+                    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+                    for page in (alice, bob, carol):
+                        watch(match_id, page, spectator=page is carol, since=version)
             return group
 
         def json_move(match_id: str, pair: dict[str, httpx.Client], _carol: httpx.Client, ply: int) -> None:
@@ -105,8 +169,10 @@ def main(argv: list[str] | None = None) -> int:
                 data = {"taps": taps_of(line[ply], line[:ply]), "ply": str(ply)}
                 answer = mover.post(f"/matches/{match_id}/click", data=data, headers=HX)
             assert answer.status_code == 200 and f'data-ply="{ply + 1}"' in answer.text, answer.text[:300]
-            for page in (mover, other, carol):  # the changed event's GET /live; a spectator's view
-                assert page.get(f"/matches/{match_id}/live", headers=HX).status_code == 200
+            version = int(answer.text.split('data-version="', 1)[1].split('"', 1)[0])
+            if args.pages == "fetch":  # the opponent's page, on its ``changed`` event
+                assert other.get(f"/matches/{match_id}/live", headers=HX).status_code == 200
+            heard.wait_for(match_id, version)
 
         kinds = ("json", "page", "account")
         groups = {(kind, window): new_group(kind) for kind in kinds for window in starts}
@@ -127,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
 
     moves = args.window * args.matches
     per = {key: seconds / moves * 1000 for key, seconds in spent.items()}
-    print(f"app: {args.app_dir}  door: {args.door}  {moves} moves per kind and window")
+    print(f"app: {args.app_dir}  door: {args.door}  pages: {args.pages}  {moves} moves per kind and window")
     for window in starts:
         json_ms, page_ms, account_ms = per["json", window], per["page", window], per["account", window]
         print(

@@ -6,7 +6,7 @@ move's points in the page (the last tap's wall-clock time is noted in that page)
 other page notes when its live partial shows the new ply (a MutationObserver). Both pages
 run on this machine, so their Date.now() clocks are the same clock.
 
-    .venv/bin/python bench/tap_latency.py [--rounds 2]
+    .venv/bin/python bench/tap_latency.py [--rounds 2] [--app-dir OTHER_CHECKOUT]
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+from pathlib import Path
+from urllib.parse import urlsplit
 
-from harness import Server, served  # bench/ is on sys.path; it puts the checkout there too
+from harness import ROOT, Server, served  # bench/ is on sys.path; it puts the checkout there too
 from playwright.sync_api import sync_playwright
 
 import games
@@ -51,8 +53,9 @@ def one_game(browser, server: Server) -> list[float]:
     alice.fill("form.stack input[name=name]", "Alice")
     alice.check("input[name=side][value=first]")
     alice.click("form.stack button[type=submit]")
-    invite = alice.input_value("#invite-url")
-    bob.goto(invite)
+    # The invite link names PUBLIC_URL (unset here: localhost:8000), not this server's port.
+    invite = urlsplit(alice.input_value("#invite-url")).path
+    bob.goto(server.url + invite)
     bob.fill("#join input[name=name]", "Bob")
     bob.click("#join button[type=submit]")
     alice.wait_for_selector("#live[data-status=playing]")
@@ -77,8 +80,10 @@ def one_game(browser, server: Server) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--app-dir", type=Path, default=ROOT, help="serve the app of another checkout")
     args = parser.parse_args()
-    with served() as server, sync_playwright() as p:
+    print(f"app: {args.app_dir}")
+    with served(app_dir=args.app_dir) as server, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         delays: list[float] = []
         for _ in range(args.rounds):
