@@ -347,6 +347,27 @@
     swapLive(event.detail.data);
   });
 
+  // A sign-up, sign-in or sign-out (in this tab or another: site.js) changes who this
+  // browser is. The open stream renders each view for the cookies it connected with, so
+  // after that change it would send this seat's player a view without the seat. It is
+  // reopened (htmx.swap cleans the old one up, which closes its EventSource) from the
+  // version shown, and the view is fetched again as the new identity sees it.
+  document.addEventListener("tablero:who", () => {
+    const stream = page.querySelector("[sse-connect]");
+    const el = live();
+    if (!stream || !el || !window.htmx) return;
+    const address = new URL(stream.getAttribute("sse-connect"), window.location.href);
+    address.searchParams.set("since", el.dataset.version);
+    const fresh = stream.cloneNode(true);
+    fresh.setAttribute("sse-connect", address.pathname + address.search);
+    window.htmx.swap(stream, fresh.outerHTML, { swapStyle: "outerHTML" });
+    const browsing = Number(el.dataset.shownPly) < Number(el.dataset.ply);
+    const at = browsing ? `?at=${el.dataset.shownPly}` : "";
+    fetch(`/matches/${matchId}/live${at}`, { headers: { "HX-Request": "true" } })
+      .then((response) => response.text())
+      .then((html) => swapLive(html, true));
+  });
+
   // ------------------------------------------------------------------ after every swap
 
   let previous = live() ? { ...live().dataset } : null;

@@ -100,6 +100,12 @@ def test_sign_up_in_the_middle_of_a_game_and_finish_it_without_a_reload(
 ) -> None:
     base = local(server)
     ana_ctx, bob_ctx = browser.new_context(), browser.new_context()
+    # Every event stream Ana's pages open, to see which are still open.
+    ana_ctx.add_init_script(
+        "(() => { const Native = window.EventSource; window.streams = [];"
+        " window.EventSource = class extends Native {"
+        " constructor(...args) { super(...args); window.streams.push(this); } }; })()"
+    )
     ana, bob = ana_ctx.new_page(), bob_ctx.new_page()
     invite = create_match(ana, base, "morris", "Ana")
     join_match(bob, invite, "Bob")
@@ -123,6 +129,13 @@ def test_sign_up_in_the_middle_of_a_game_and_finish_it_without_a_reload(
     # (before, it said "Sign up" until a reload), and the page is still the same one.
     expect(ana.locator("header .account-name")).to_have_text("ana")
     expect(ana.locator("header a[href='/signup']")).to_have_count(0)
+    # Its event stream was opened again as the account: the one opened as the guest would
+    # have sent Ana views rendered for a browser without her seat (no targets), which
+    # failed this game at its next move. The old stream is closed, not left open beside it.
+    ana.wait_for_function(
+        """() => window.streams.length === 2 && window.streams[0].readyState === EventSource.CLOSED
+        && window.streams[1].readyState !== EventSource.CLOSED"""
+    )
     play_line("morris", MORRIS_WIN, (ana, bob), [], start_at=half)
     expect(ana.locator("#live")).to_have_attribute("data-status", "finished")
     assert ana.evaluate("window.stillTheSamePage") is True
