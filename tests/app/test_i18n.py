@@ -72,6 +72,21 @@ def test_placeholders_survive_translation() -> None:
                 assert name in string, (message.id, name)
 
 
+def test_spanish_names_the_required_axis_as_the_panel_does() -> None:
+    """The Bilsang lessons send the learner to the panel ("míralo en el panel"): they must
+    call its "Required axis" by the panel's name (they said "eje obligado", the panel and
+    the rules page "eje obligatorio")."""
+    catalog = spanish()
+    panel = catalog.get("Required axis")
+    assert panel is not None and panel.string == "Eje obligatorio"
+    for message in catalog:
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for string in strings:
+            assert "eje obligado" not in string.lower(), message.id
+    rules = (ROOT / "templates" / "rules" / "bilsang.es.html").read_text(encoding="utf-8")
+    assert "eje obligatorio" in rules and "eje obligado" not in rules
+
+
 def test_negotiation() -> None:
     assert i18n.negotiate(None, "es-AR,es;q=0.9,en;q=0.8") == "es"
     assert i18n.negotiate(None, "fr-FR, en;q=0.4") == "en"
