@@ -29,6 +29,9 @@ class BoardView:
     flipped: bool = False
     #: the position string, so tests and tools can read what is drawn
     position_text: str = ""
+    #: the last position of a game that is over: no one is to move, so nothing in it is
+    #: forbidden "this turn" (Bilsang's forbidden pair is not drawn)
+    ended: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -109,7 +112,9 @@ def bobail_squares(state: Any, flipped: bool) -> list[dict[str, Any]]:
     return out
 
 
-def bilsang_view(state: Any, extra_cells: frozenset[str] = frozenset()) -> dict[str, Any]:
+def bilsang_view(
+    state: Any, extra_cells: frozenset[str] = frozenset(), ended: bool = False
+) -> dict[str, Any]:
     """The Known Universe framed with a one-cell margin around buoys and reachable cells.
 
     The frame follows the buoys, so it grows, shrinks and recentres as they move;
@@ -143,7 +148,7 @@ def bilsang_view(state: Any, extra_cells: frozenset[str] = frozenset()) -> dict[
                     "x": x - left,
                     "y": top - y,
                     "buoy": (x, y) in state.cells,
-                    "forbidden": (x, y) in state.forbidden,
+                    "forbidden": not ended and (x, y) in state.forbidden,
                     "origin": (x, y) == (0, 0),
                 }
             )
@@ -180,7 +185,7 @@ def board_data(view: BoardView) -> dict[str, Any]:
     if view.game == "bobail":
         return {"squares": bobail_squares(_bobail_preview(view.state, view.chosen), view.flipped)}
     if view.game == "bilsang":
-        return bilsang_view(view.state, view.targets | view.extra.get("cells", frozenset()))
+        return bilsang_view(view.state, view.targets | view.extra.get("cells", frozenset()), view.ended)
     raise ValueError(f"no board for {view.game!r}")
 
 

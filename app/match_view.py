@@ -66,6 +66,7 @@ def match_context(
         last=boards.last_move_points(game, before, last_notation),
         flipped=seat is not None and seat.side == game.sides[1],
         position_text=game.format_position(state),
+        ended=not replay and match.status == "finished",
         extra={"cells": frozenset(tree_points(tree)) if tree else frozenset()},
     )
     translation = i18n.translations(language(request))

@@ -177,3 +177,28 @@ def test_a_bilsang_removal_is_shown_and_said(alice: TestClient, bob: TestClient)
         assert live.status_code == 200
         assert "removed the buoy on 2,3" in live.text
     assert page_of(bob, match_id).count("removed the buoy on 2,3") >= 1
+
+
+def test_a_finished_bilsang_game_draws_no_forbidden_pair(alice: TestClient, bob: TestClient) -> None:
+    """The ✕ marks say "these two may not move together this turn": once the game is over
+    there is no turn (they were still drawn on the final position). Browsing back, the
+    position that had a turn still shows them."""
+    import games
+
+    game = games.get("bilsang")
+    match_id = started(alice, bob, game="bilsang")
+    state = game.parse_position(alice.get(f"/api/matches/{match_id}").json()["position"])
+    opening = next(m for m in game.legal_moves(state) if game.play(state, game.format_move(m)).forbidden)
+    play(alice, match_id, game.format_move(opening))
+    forbidden = re.compile(r'class="cross"')  # the ✕ drawn on each buoy of the pair
+    legend = "the forbidden pair: these two buoys may not move together this turn"
+    playing = page_of(bob, match_id)
+    assert len(forbidden.findall(playing)) == 2 and legend in playing
+    after = game.play(state, game.format_move(opening))
+    play(bob, match_id, game.format_move(game.legal_moves(after)[0]))
+    alice.post(f"/api/matches/{match_id}/resign")
+    for viewer in (alice, bob):
+        ended = page_of(viewer, match_id)
+        assert not forbidden.findall(ended) and legend not in ended
+    browsed = page_of(alice, match_id, "?at=1")  # Bob's turn, before his move
+    assert len(forbidden.findall(browsed)) == 2 and legend in browsed
