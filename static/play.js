@@ -17,6 +17,14 @@
   let treeCache = { text: null, tree: null };
 
   const live = () => document.getElementById("live");
+  // The ply shown while the viewer browses an earlier one; null when the latest is shown.
+  const browsedPly = () => {
+    const el = live();
+    return el && Number(el.dataset.shownPly) < Number(el.dataset.ply) ? el.dataset.shownPly : null;
+  };
+  // The match's changing part as this browser sees it: at a ply, or the latest (null).
+  const fetchView = (at) => fetch(`/matches/${matchId}/live${at === null ? "" : `?at=${at}`}`, { headers: { "HX-Request": "true" } })
+    .then((response) => response.text());
   const board = () => { const el = live(); return el ? el.querySelector("svg.board") : null; };
   const pointEl = (name) => { const b = board(); return b ? b.querySelector(`[data-point="${CSS.escape(name)}"]`) : null; };
 
@@ -304,10 +312,8 @@
     if (to === (wanted !== null ? wanted : Number(el.dataset.shownPly))) return;
     wanted = to;
     const ticket = ++browsing;
-    const query = to < total ? `?at=${to}` : "";
     try {
-      const response = await fetch(`/matches/${matchId}/live${query}`, { headers: { "HX-Request": "true" } });
-      const html = await response.text();
+      const html = await fetchView(to < total ? to : null);
       if (ticket !== browsing) return;  // a later step was asked for: show that one
       swapLive(html, true);
     } finally {
@@ -324,9 +330,9 @@
 
   // The safety-net refresh keeps showing the position being browsed.
   document.addEventListener("htmx:configRequest", (event) => {
-    const el = live();
-    if (!el || !event.detail.elt.classList.contains("live-refresh")) return;
-    if (Number(el.dataset.shownPly) < Number(el.dataset.ply)) event.detail.parameters.at = el.dataset.shownPly;
+    if (!event.detail.elt.classList.contains("live-refresh")) return;
+    const at = browsedPly();
+    if (at !== null) event.detail.parameters.at = at;
   });
 
   // Every page's view arrives inside the event (a player's rendered for its browser, a
@@ -336,12 +342,9 @@
   document.addEventListener("htmx:sseBeforeMessage", (event) => {
     if (!event.target.classList || !event.target.classList.contains("live-push")) return;
     event.preventDefault();
-    const el = live();
-    if (el && Number(el.dataset.shownPly) < Number(el.dataset.ply)) {
-      const at = el.dataset.shownPly;
-      fetch(`/matches/${matchId}/live?at=${at}`, { headers: { "HX-Request": "true" } })
-        .then((response) => response.text())
-        .then((html) => swapLive(html, true));
+    const at = browsedPly();
+    if (at !== null) {
+      fetchView(at).then((html) => swapLive(html, true));
       return;
     }
     swapLive(event.detail.data);
@@ -361,11 +364,7 @@
     const fresh = stream.cloneNode(true);
     fresh.setAttribute("sse-connect", address.pathname + address.search);
     window.htmx.swap(stream, fresh.outerHTML, { swapStyle: "outerHTML" });
-    const browsing = Number(el.dataset.shownPly) < Number(el.dataset.ply);
-    const at = browsing ? `?at=${el.dataset.shownPly}` : "";
-    fetch(`/matches/${matchId}/live${at}`, { headers: { "HX-Request": "true" } })
-      .then((response) => response.text())
-      .then((html) => swapLive(html, true));
+    fetchView(browsedPly()).then((html) => swapLive(html, true));
   });
 
   // ------------------------------------------------------------------ after every swap
