@@ -7,6 +7,7 @@ import re
 
 from fastapi.testclient import TestClient
 
+import games
 from tests.app.helpers import MORRIS_WIN, bilsang_quiet_game, create, play, started
 
 HTML = {"accept": "text/html"}
@@ -183,8 +184,6 @@ def test_a_finished_bilsang_game_draws_no_forbidden_pair(alice: TestClient, bob:
     """The ✕ marks say "these two may not move together this turn": once the game is over
     there is no turn (they were still drawn on the final position). Browsing back, the
     position that had a turn still shows them."""
-    import games
-
     game = games.get("bilsang")
     match_id = started(alice, bob, game="bilsang")
     state = game.parse_position(alice.get(f"/api/matches/{match_id}").json()["position"])

@@ -4,7 +4,7 @@ Hypothesis's ``deadline`` only judges an example after it returns; a parser that
 returns (the 27-byte record of issue 27 looped forever) would never be judged. Here the
 example runs under ``SIGPROF``: at the bound the signal handler raises ``Hang`` inside the
 looping Python code, so the example fails with the input that hung it. Both bounds count
-the process's CPU time, not the wall clock: on a two-core machine shared by several
+CPU time, not the wall clock: on a two-core machine shared by several
 test runs an example of microseconds was seen to take 6 s of wall time (a wall-clock
 deadline failed it, and passed it when Hypothesis replayed it), while a hang burns CPU
 and is cut all the same. ``bounded`` also fails an example that returns after more than
