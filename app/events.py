@@ -3,6 +3,11 @@
 A change is just (match id, version): subscribers re-read the match, so a
 missed event costs nothing but a refetch. This in-process broker serves one
 process; ``app.pg_events`` carries the same events between processes.
+
+A subscriber's queue also hears ``WATCHERS`` (0, never a version) when the number of
+spectators of its match changed, at most once per ``WATCHERS_EVERY`` seconds: a page
+shows the count without asking for it, and a thousand arrivals cost each watcher one
+event, not a thousand.
 """
 
 from __future__ import annotations
@@ -14,6 +19,11 @@ from collections import defaultdict
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+#: What a queue hears when its match's count of spectators changed (versions start at 1).
+WATCHERS = 0
+#: Arrivals and departures within this many seconds are told as one change.
+WATCHERS_EVERY = 1.0
+
 
 class Broker:
     def __init__(self) -> None:
@@ -22,6 +32,8 @@ class Broker:
             defaultdict(set)
         )
         self._lock = threading.Lock()
+        # Matches whose spectator count changed and will be told (loop.call_later).
+        self._counting: set[str] = set()
 
     def publish(self, match_id: str, version: int) -> None:
         """Tell every subscriber of ``match_id``; safe to call from any thread."""
@@ -52,6 +64,8 @@ class Broker:
         entry = (asyncio.get_running_loop(), queue, spectator)
         with self._lock:
             self._subscribers[match_id].add(entry)
+        if spectator:
+            self._count_changed(match_id)
         try:
             yield queue
         finally:
@@ -61,6 +75,25 @@ class Broker:
                     subscribers.discard(entry)
                     if not subscribers:
                         del self._subscribers[match_id]
+            if spectator:
+                self._count_changed(match_id)
+
+    def _count_changed(self, match_id: str) -> None:
+        """Tell the match's subscribers ``WATCHERS`` once, ``WATCHERS_EVERY`` from now."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a stream closed by the collector): nobody to tell
+            return
+        with self._lock:
+            if match_id in self._counting:
+                return
+            self._counting.add(match_id)
+        loop.call_later(WATCHERS_EVERY, self._tell_count, match_id)
+
+    def _tell_count(self, match_id: str) -> None:
+        with self._lock:
+            self._counting.discard(match_id)
+        self.publish(match_id, WATCHERS)
 
 
 class Negating(asyncio.Queue[int]):

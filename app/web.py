@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import quote, unquote
+from urllib.parse import quote, unquote, urlsplit
 
 from babel.dates import format_date, format_time
 from babel.numbers import format_decimal
@@ -154,6 +155,22 @@ templates.env.filters["tenths"] = tenths
 templates.env.filters["day"] = day
 templates.env.filters["moment"] = moment_text
 templates.env.filters["seat_name"] = seat_name
+
+
+MATCH_PAGE = re.compile(r"/matches/[^/]+")
+
+
+def badge_pushed(request: Request) -> bool:
+    """Whether this page's header badge comes through the match page's event stream
+    (app/routes/stream_notes.py) rather than its own poll: on a match page, and in the
+    header that page fetches again (``/whoami``, which htmx tells where it is asked from)."""
+    path = request.url.path
+    if path == "/whoami":
+        path = urlsplit(request.headers.get("hx-current-url", "")).path
+    return MATCH_PAGE.fullmatch(path) is not None
+
+
+templates.env.globals["badge_pushed"] = badge_pushed
 
 
 def page_context(request: Request, **extra: Any) -> dict[str, Any]:

@@ -328,13 +328,6 @@
     browse(Number(link.dataset.at));
   });
 
-  // The safety-net refresh keeps showing the position being browsed.
-  document.addEventListener("htmx:configRequest", (event) => {
-    if (!event.detail.elt.classList.contains("live-refresh")) return;
-    const at = browsedPly();
-    if (at !== null) event.detail.parameters.at = at;
-  });
-
   // Every page's view arrives inside the event (a player's rendered for its browser, a
   // spectator's once for all): shown through the same swap as the move's answer, which
   // ignores a version the page already shows (the mover's own move), or, while browsing

@@ -3,7 +3,7 @@
 // this script only makes them noticed: a sound once per question (unless muted), the tab's
 // title starting with the question while it stands, and a spoken line for screen readers.
 // It decides nothing. Hooks: play.js's "tablero:settle" event (after each swap of #live, once
-// play.js has set the title) and htmx's swap of the polled #claims.
+// play.js has set the title) and the claim the event stream sends (#claims).
 (() => {
   "use strict";
   const store = {
@@ -65,6 +65,15 @@
   document.addEventListener("tablero:settle", update);
   document.addEventListener("htmx:afterSwap", (event) => {
     if (event.detail.target && event.detail.target.id === "claims") update();
+  });
+  // The claim pushed by the player's event stream: nothing to swap while an earlier ply
+  // is browsed (the banner has no claim slot then; the next view brings it).
+  document.addEventListener("htmx:sseBeforeMessage", (event) => {
+    if (!event.target.classList || !event.target.classList.contains("claims-push")) return;
+    if (!document.getElementById("claims")) event.preventDefault();
+  });
+  document.addEventListener("htmx:sseMessage", (event) => {
+    if (event.target.classList && event.target.classList.contains("claims-push")) update();
   });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", update);
   else update();

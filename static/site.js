@@ -25,10 +25,8 @@ function tickClocks() {
 }
 setInterval(tickClocks, 100);
 
-// Answers can arrive out of order (a tap's answer after the refresh that an event
-// stream triggered, or the other way round). Never let an older view replace a newer
-// one, and never let a refresh replace an equal view: that one may hold the player's
-// selection.
+// Answers can arrive out of order (a move's answer after its own event's view, or the
+// other way round): never let an older view replace a newer one.
 function liveVersion(text) {
   const found = /id="live"[^>]*data-version="(\d+)"/.exec(text);
   return found ? Number(found[1]) : null;
@@ -40,8 +38,7 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   const incoming = liveVersion(event.detail.serverResponse || "");
   if (incoming === null) return;
   const shown = Number(current.dataset.version);
-  const refresh = event.detail.requestConfig && event.detail.requestConfig.elt.classList.contains("live-refresh");
-  if (incoming < shown || (refresh && incoming === shown)) event.detail.shouldSwap = false;
+  if (incoming < shown) event.detail.shouldSwap = false;
 });
 
 // Dark or light: the system decides unless the player chose (remembered in this browser).

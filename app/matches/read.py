@@ -7,10 +7,16 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from app.db import ReadElsewhere, reading
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+import games
+from app.db import ReadElsewhere, read_session, reading
+from app.matches.clock import away_side, time_control_of
 from app.matches.core import Core
 from app.matches.judge import legal_in
 from app.matches.statements import READ_FOR_LEGAL, READ_SEATS, READ_VERSION
+from app.models import Match
 from app.services.errors import NotFound
 from app.services.tokens import same
 
@@ -53,6 +59,32 @@ class Reads(Core):
         except ReadElsewhere:
             return None
         return legal_in(match_id, row)
+
+    def claim_for(self, match_id: str, seat_id: int) -> dict[str, Any] | None:
+        """What ``partials/claims.html`` needs to show seat ``seat_id`` its abandonment
+        claim now (``timing.away``: the side away, if any), for a player's event stream,
+        which tells its page when the claim comes or goes, since absence changes no
+        version. None when no claim can ever arise here: not a real-time match, a
+        finished one, no such seat."""
+        with read_session(self.sessions) as db:
+            match = db.scalars(
+                select(Match).where(Match.id == match_id).options(selectinload(Match.seats))
+            ).first()
+            if match is None or match.status == "finished":
+                return None
+            control = time_control_of(match)
+            seat = next((s for s in match.seats if s.id == seat_id), None)
+            if control is None or not control.realtime or seat is None:
+                return None
+            away = None
+            if match.status == "playing":
+                game = games.get(match.game)
+                away = away_side(match, game.to_move(game.parse_position(match.position)), self.clock())
+            return {
+                "match": {"id": match.id, "status": match.status, "ply": match.ply},
+                "seat": {"side": seat.side},
+                "timing": {"away": away},
+            }
 
     def is_seated(self, match_id: str, token_hash: str | None) -> bool:
         """Whether the browser holding ``token_hash`` has a seat in the match (404 if no match)."""

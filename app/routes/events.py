@@ -17,10 +17,11 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from app.chat.service import chat_key
-from app.events import Negating
+from app.events import WATCHERS, Negating
 from app.fanout import Shared, sse_message
 from app.matches.model import Played, Viewed
 from app.matches.service import MatchService
+from app.routes.stream_notes import Notes
 from app.schemas import refusals
 from app.web import language, templates, viewer_hash
 
@@ -196,6 +197,9 @@ async def match_events(
                 await asyncio.shield(still_here(force=True))
 
     lines_told: deque[int] = deque(maxlen=32)
+    # What changes without a version (the claim, the spectators' count, the challenges
+    # badge) comes this way too, so the page asks for nothing (app/routes/stream_notes.py).
+    notes = await Notes.of(request, match_id, seat_id) if push_view else None
 
     async def events() -> AsyncIterator[bytes]:
         nonlocal seen
@@ -211,28 +215,49 @@ async def match_events(
                 seen = version
                 event = _event(version, ply, status)
                 yield event + await live_view(version) if push_view else event
+            quiet_since = time.monotonic()
             while True:
+                ping_at = quiet_since + settings.sse_ping_seconds
+                look_at = notes.next_at() if notes is not None else None
+                if look_at is not None and look_at <= time.monotonic():
+                    assert notes is not None
+                    if told := await notes.due():
+                        quiet_since = time.monotonic()
+                        yield told
+                    continue
                 try:
-                    async with asyncio.timeout(settings.sse_ping_seconds):
+                    async with asyncio.timeout(min(ping_at, look_at or ping_at) - time.monotonic()):
                         version = await queue.get()
                 except TimeoutError:
+                    if time.monotonic() < ping_at:
+                        continue  # a look is due
                     if await request.is_disconnected():
                         return
                     yield b": keep-alive\n\n"
+                    quiet_since = time.monotonic()
                     continue
                 if version < 0:
                     # On PostgreSQL a line said in this process is heard twice (told
                     # here, then its NOTIFY): one event a line is enough.
                     if -version not in lines_told:
                         lines_told.append(-version)
+                        quiet_since = time.monotonic()
                         yield _chat_event(-version)
+                    continue
+                if version == WATCHERS:
+                    if notes is not None and (told := notes.count(broker.spectators(match_id))):
+                        quiet_since = time.monotonic()
+                        yield told
                     continue
                 if version <= seen:
                     continue
                 version, event = await changed(version)
                 seen = max(version, seen)
+                quiet_since = time.monotonic()
                 # One write per watcher and change: both events in one chunk.
                 yield event + await live_view(version) if push_view else event
+                if notes is not None:
+                    notes.view_sent()
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)

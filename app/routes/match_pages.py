@@ -72,8 +72,8 @@ def match_page(request: Request, match_id: str, at: int | None = None) -> Respon
 
 @router.get("/matches/{match_id}/claims", response_class=HTMLResponse)
 def match_claims(request: Request, match_id: str) -> Response:
-    """The abandonment claim, polled: an opponent's absence changes no version, so the
-    live partial's refresh would not show it."""
+    """The abandonment claim as the banner shows it. The match page no longer asks: its
+    event stream sends it when it comes or goes (app/routes/stream_notes.py)."""
     viewed = service(request).view(match_id)
     return templates.TemplateResponse(request, "partials/claims.html", match_context(request, viewed))
 

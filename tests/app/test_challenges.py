@@ -394,3 +394,20 @@ def test_on_the_challenges_page_the_header_poll_also_sends_the_challenger_to_the
     elsewhere = {"HX-Request": "true", "HX-Current-URL": "http://testserver/rules/bobail"}
     badge = ana.get("/challenges/badge", headers=elsewhere)
     assert badge.status_code == 200 and f'href="/matches/{other_match}"' in badge.text
+
+
+def test_a_match_page_header_does_not_poll_its_stream_sends_the_badge(
+    pair: tuple[TestClient, TestClient],
+) -> None:
+    """On a match page the header's badge comes through the page's event stream
+    (app/routes/stream_notes.py): neither the page nor the header it fetches again after a
+    sign-in elsewhere (/whoami) polls; every other page's header does."""
+    ana, _ben = pair
+    match_id = ana.post("/api/matches", json={"game": "morris", "name": "Ana", "side": "first"}).json()["id"]
+    page = ana.get(f"/matches/{match_id}").text
+    assert 'class="challenge-badge"' in page and 'hx-get="/challenges/badge"' not in page
+    on_match = {"HX-Request": "true", "HX-Current-URL": f"http://testserver/matches/{match_id}"}
+    assert 'hx-get="/challenges/badge"' not in ana.get("/whoami?in_game=1", headers=on_match).text
+    on_review = {"HX-Request": "true", "HX-Current-URL": f"http://testserver/matches/{match_id}/analysis"}
+    assert 'hx-get="/challenges/badge"' in ana.get("/whoami?in_game=1", headers=on_review).text
+    assert 'hx-get="/challenges/badge"' in ana.get("/games").text
