@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from app.config import ROOT
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.live import LiveServer
 
 CHROMIUM = "/usr/bin/chromium"
@@ -32,8 +32,7 @@ OUTPUT = ROOT / "test-output"
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path / 'e2e.db'}"
-    migrate(url)
+    url = database_url(tmp_path)  # a copy of the migrated template, not a migration
     live = LiveServer(url)
     live.start()
     yield live

@@ -17,7 +17,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 import games
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.e2e.play import wait_for_ply
 from tests.e2e.test_ladder import WHITE as BASHNI_WHITE
 from tests.live import LiveServer
@@ -37,8 +37,7 @@ ACTIVE_POINT = (
 
 @pytest.fixture
 def solo_server(tmp_path: Path) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path / 'a11y.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
     live.start()
     yield live

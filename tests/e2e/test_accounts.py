@@ -15,7 +15,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import BrowserContext, Page, expect
 
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
 from tests.e2e.play import create_match, join_match, play_line, wait_for_ply
 from tests.live import LiveServer
@@ -27,8 +27,7 @@ pytestmark = pytest.mark.browser
 def server(tmp_path: Path) -> Iterator[LiveServer]:
     """The site as http://localhost:PORT: PUBLIC_URL names the passkeys' RP, and only its
     host is served (a passkey's RP id must be a host name, never 127.0.0.1)."""
-    url = f"sqlite:///{tmp_path / 'e2e.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url)
     live.env = {"PUBLIC_URL": live.url.replace("127.0.0.1", "localhost")}
     live.start()

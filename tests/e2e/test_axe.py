@@ -15,7 +15,7 @@ import httpx
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.browser
@@ -33,8 +33,7 @@ MISSING = ("/matches/no-such-match", "/rules/no-such-game")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LiveServer, str, list[str]]]:
     """The server, the player's cookie, and every page to check."""
     folder = tmp_path_factory.mktemp("axe")
-    url = f"sqlite:///{folder / 'axe.db'}"
-    migrate(url)
+    url = database_url(folder)
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
     live.start()
     with httpx.Client(base_url=live.url, timeout=30) as player, httpx.Client(base_url=live.url) as rival:

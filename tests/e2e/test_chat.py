@@ -18,7 +18,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page, expect
 
-from app.manage import grant_moderator, migrate
+from app.manage import grant_moderator
+from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
 from tests.live import LiveServer
 
@@ -32,8 +33,7 @@ BLOCKING = ("serious", "critical")
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path / 'e2e.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url)
     live.start()
     yield live

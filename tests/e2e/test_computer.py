@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.e2e.play import open_options
 from tests.live import LiveServer
 
@@ -19,8 +19,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def search_server(tmp_path: Path) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path / 'computer.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url, env={"COMPUTER_PROCESSES": "1"})
     live.start()
     yield live

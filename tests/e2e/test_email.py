@@ -10,7 +10,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from axe_playwright_python.sync_playwright import Axe
 
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.app.email.conftest import Mailbox
 from tests.e2e.looks import BLOCKING, SIZES
 from tests.live import LiveServer, free_port
@@ -23,8 +23,7 @@ def mail_server(tmp_path: Path) -> Iterator[tuple[LiveServer, Mailbox]]:
     box = Mailbox()
     controller = Controller(box, hostname="127.0.0.1", port=free_port())
     controller.start()
-    url = f"sqlite:///{tmp_path / 'e2e.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url, env={"SMTP_URL": f"smtp://127.0.0.1:{controller.port}"})
     live.start()
     yield live, box

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 import games
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.e2e.play import wait_for_ply
 from tests.live import LiveServer
 
@@ -24,8 +24,7 @@ WHITE = (
 
 @pytest.fixture
 def ladder_server(tmp_path: Path) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path / 'ladder.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
     live.start()
     yield live

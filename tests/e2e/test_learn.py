@@ -17,9 +17,9 @@ from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Page, expect
 
 import games
-from app.manage import migrate
 from games import lessons
 from games.puzzles import store
+from tests.app.conftest import database_url
 from tests.e2e.test_accessible_play import key_tap, no_mouse, tab_to_board
 from tests.e2e.test_axe import SIZES, blocking
 from tests.live import LiveServer
@@ -40,8 +40,7 @@ WRONG = {"en": "Legal, but not the goal", "es": "Legal, pero no es el objetivo"}
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     folder = tmp_path_factory.mktemp("learn")
-    url = f"sqlite:///{folder / 'learn.db'}"
-    migrate(url)
+    url = database_url(folder)
     live = LiveServer(url)
     live.start()
     yield live

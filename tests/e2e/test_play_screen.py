@@ -16,8 +16,8 @@ from playwright.sync_api import BrowserContext, Page, expect
 
 import games
 from app.i18n import LANG_COOKIE
-from app.manage import migrate
 from app.services.tokens import PLAYER_COOKIE
+from tests.app.conftest import database_url
 from tests.e2e.play import wait_for_ply
 from tests.live import LiveServer
 
@@ -35,8 +35,7 @@ BASHNI_WHITE = (
 
 @pytest.fixture
 def computer_server(tmp_path: Path) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path / 'play.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
     live.start()
     yield live

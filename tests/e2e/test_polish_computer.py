@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page
 
 from app.fairness import MAX_COMPUTER_GAMES
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.e2e.looks import look
 from tests.live import LiveServer
 
@@ -20,8 +20,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def full(tmp_path: Path) -> Iterator[tuple[LiveServer, dict[str, str], list[str]]]:
-    url = f"sqlite:///{tmp_path / 'e2e.db'}"
-    migrate(url)
+    url = database_url(tmp_path)
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
     live.start()
     with httpx.Client(base_url=live.url, timeout=30) as player:

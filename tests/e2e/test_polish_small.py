@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.e2e.looks import LANGS, SIZES, look
 from tests.e2e.test_ladder import WHITE
 from tests.live import LiveServer
@@ -26,8 +26,7 @@ GUEST = {"en": "Guest", "es": "Invitado"}
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    url = f"sqlite:///{tmp_path_factory.mktemp('small') / 'small.db'}"
-    migrate(url)
+    url = database_url(tmp_path_factory.mktemp("small"))
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal", "COMPUTER_PROCESSES": "1"})
     live.start()
     yield live

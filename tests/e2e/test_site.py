@@ -13,7 +13,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from app.manage import migrate
+from tests.app.conftest import database_url
 from tests.e2e.conftest import OUTPUT
 from tests.live import LiveServer
 
@@ -26,8 +26,7 @@ LONG_NAME = "Maximiliano Fernández-Villaverde"  # 32 characters, the most a nam
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A server with something on every page: open, played and finished public matches, runs."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('site') / 'site.db'}"
-    migrate(url)
+    url = database_url(tmp_path_factory.mktemp("site"))
     live = LiveServer(url, env={"TABLERO_TEST_OPPONENT": "first-legal"})
     live.start()
     with httpx.Client(base_url=live.url) as ann, httpx.Client(base_url=live.url) as ben:
