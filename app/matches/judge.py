@@ -1,6 +1,6 @@
 """The rules a change must pass, as pure functions of what the transaction read: no
 database, no clock of their own (the moment is given), so they are tested alone
-(tests/app/test_judge.py). A refusal is raised as a ``ServiceError`` and changes nothing."""
+(tests/app/matches/test_judge.py). A refusal is raised as a ``ServiceError`` and changes nothing."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ def state_of(match: Match, moment: datetime | None = None) -> dict[str, Any]:
     """The match as the JSON API shows it; clocks as measured at ``moment``."""
     game = engine_for(match)
     to_move = game.to_move(game.parse_position(match.position))
-    # A read has the move rows at hand: the list is theirs (tests/app/test_move_atomic.py).
+    # A read has the move rows at hand: the list is theirs (tests/app/matches/test_move_atomic.py).
     return state(match, to_move, match.seats, [m.notation for m in match.moves], moment or now())
 
 

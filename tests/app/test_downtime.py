@@ -26,7 +26,7 @@ from app.models import Match, Seat, SiteHeartbeat
 from app.presence import cookie_token
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
-from tests.app.test_time_controls import T0, FakeClock
+from tests.app.matches.test_time_controls import T0, FakeClock
 
 FIVE = {"kind": "realtime", "initial_seconds": 300, "increment_seconds": 0}
 #: Real seconds for the heartbeat (every 1 s) to flush what this process noted.

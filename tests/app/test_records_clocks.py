@@ -23,7 +23,7 @@ from app.services.records import RecordService, match_record, record_state
 from games import records
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN
-from tests.app.test_time_controls import FakeClock
+from tests.app.matches.test_time_controls import FakeClock
 
 ALICE, BOB = "a" * 64, "b" * 64
 SITE = "https://tablero.example/matches/x"

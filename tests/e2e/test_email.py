@@ -11,7 +11,7 @@ from aiosmtpd.controller import Controller
 from axe_playwright_python.sync_playwright import Axe
 
 from tests.app.conftest import database_url
-from tests.app.email.conftest import Mailbox
+from tests.app.mail.conftest import Mailbox
 from tests.e2e.looks import BLOCKING, SIZES
 from tests.live import LiveServer, free_port
 

@@ -11,8 +11,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+from tests.app.learn.test_turning_point import GAME, INITIAL, PLAYED, results_for
 from tests.app.reviewed import store_results
-from tests.app.test_turning_point import GAME, INITIAL, PLAYED, results_for
 from tests.e2e.test_axe import SIZES, blocking
 from tests.live import LiveServer
 

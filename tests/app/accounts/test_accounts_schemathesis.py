@@ -1,5 +1,5 @@
 """Schemathesis on the accounts' operations while signed in, so that more than 401s are
-exercised (tests/app/test_schemathesis.py walks every operation signed out)."""
+exercised (tests/app/routes/test_schemathesis.py walks every operation signed out)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 
-from tests.app.test_schemathesis import CHECKS, api_schema, operations  # noqa: F401
+from tests.app.routes.test_schemathesis import CHECKS, api_schema, operations  # noqa: F401
 
 #: Closing the account, signing out, or signing (up or) in anew would end the session the
 #: other calls use (a new sign-in ends the browser's old session); the signed-out walk

@@ -16,7 +16,7 @@ from app.main import create_app
 from tests.app.accounts.test_accounts_api import sign_up
 from tests.app.conftest import database_url
 from tests.app.helpers import MORRIS_WIN, started
-from tests.app.test_time_controls import T0, FakeClock
+from tests.app.matches.test_time_controls import T0, FakeClock
 
 
 @dataclass

@@ -9,7 +9,7 @@ from app.chat.models import ChatBlock, ChatLine, ChatReport
 from tests.app.accounts.test_accounts_api import PASSWORD, sign_up
 from tests.app.chat.conftest import Chat, established, lines, say
 from tests.app.helpers import started
-from tests.app.test_seeks import FIVE_THREE
+from tests.app.seeks.test_seeks import FIVE_THREE
 
 HTML = {"accept": "text/html"}
 

@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.main import create_app
-from tests.app.email.conftest import ORIGIN, FakeClock, Mailbox, link_in, mail_settings, queued, verified
 from tests.app.helpers import play
+from tests.app.mail.conftest import ORIGIN, FakeClock, Mailbox, link_in, mail_settings, queued, verified
 
 THREE_DAYS = {"kind": "correspondence", "days": 3}
 FIVE_THREE = {"kind": "realtime", "initial_seconds": 300, "increment_seconds": 3}

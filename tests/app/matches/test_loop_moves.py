@@ -30,8 +30,8 @@ from app.matches.service import MatchService
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, started
-from tests.app.test_constant_work import long_quiet_line, recording
-from tests.app.test_time_controls import T0, FakeClock
+from tests.app.matches.test_constant_work import long_quiet_line, recording
+from tests.app.matches.test_time_controls import T0, FakeClock
 from tests.pg import give_back, hold_every_connection, terminate_connections
 
 pytestmark = pytest.mark.skipif(

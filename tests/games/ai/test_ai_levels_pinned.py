@@ -17,7 +17,7 @@ import pytest
 import games
 from games.ai.levels import choose_move
 
-MIDGAMES = Path(__file__).resolve().parents[2] / "bench" / "data" / "bashni_midgames.txt"
+MIDGAMES = Path(__file__).resolve().parents[3] / "bench" / "data" / "bashni_midgames.txt"
 
 
 def bashni_midgame(index: int) -> tuple[str, tuple[str, ...]]:

@@ -357,7 +357,7 @@ def test_a_ladder_run_is_untimed_and_unaffected(world: World) -> None:
     with pytest.raises(Conflict, match="ladder"):
         world.svc.abort(run.match_id, ALICE)
     assert state(world, run.match_id)["clocks"] is None
-    assert BASHNI_WIN  # the full ladder game is played in tests/app/test_ladder.py
+    assert BASHNI_WIN  # the full ladder game is played in tests/app/services/test_ladder.py
 
 
 def test_a_read_shows_the_flag_even_when_another_process_recorded_it(

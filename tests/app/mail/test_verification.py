@@ -7,7 +7,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from app.mail.models import AccountEmail, MailSent
-from tests.app.email.conftest import FakeClock, Mailbox, link_in, queued
+from tests.app.mail.conftest import FakeClock, Mailbox, link_in, queued
 
 HTML = {"Accept": "text/html"}
 

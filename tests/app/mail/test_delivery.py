@@ -18,8 +18,8 @@ from app.mail import sender as mail_sender
 from app.mail.models import AccountEmail, MailJob, MailSent
 from app.main import create_app
 from tests.app.accounts.test_accounts_api import PASSWORD, sign_up
-from tests.app.email.conftest import FakeClock, Mailbox, mail_settings, queued, verified
 from tests.app.helpers import started
+from tests.app.mail.conftest import FakeClock, Mailbox, mail_settings, queued, verified
 from tests.live import free_port
 
 THREE_DAYS = {"kind": "correspondence", "days": 3}
@@ -138,7 +138,7 @@ def test_the_settings_page_adds_verifies_and_switches(
     added = ana.post("/account/email", data={"email": "ana@example.com"}, headers=html)
     assert added.status_code == 200 and "a link to confirm it is on its way" in added.text
     assert "waiting for confirmation" in added.text
-    from tests.app.email.conftest import link_in
+    from tests.app.mail.conftest import link_in
 
     assert ana.get(link_in(mailbox.wait_for(1)[0], "/email/verify")).status_code == 200
     on = ana.post("/account/email/digest", data={"digest": "on"}, headers=html)

@@ -21,7 +21,7 @@ from app.seeks.models import Seek
 from app.seeks.pairing import Wish, compatible
 from app.seeks.service import CORRESPONDENCE_LIFETIME, PRESENCE_GRACE, SeekService
 from tests.app.conftest import database_url
-from tests.app.test_time_controls import FIVE_THREE, FakeClock
+from tests.app.matches.test_time_controls import FIVE_THREE, FakeClock
 
 CORRESPONDENCE = {"kind": "correspondence", "days": 3}
 

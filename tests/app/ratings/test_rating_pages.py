@@ -14,7 +14,7 @@ from app.models import Account, PlayerRating
 from app.ratings.glicko2 import NEW, Result, rate_game
 from app.ratings.history import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, Point, chart, daily
 from tests.app.helpers import play
-from tests.app.test_rated_matches import create, rated_game, sign_up
+from tests.app.ratings.test_rated_matches import create, rated_game, sign_up
 
 
 def resigned_game(alice: TestClient, bob: TestClient) -> str:

@@ -42,7 +42,7 @@ def test_summary_next_attempt_solution(alice: TestClient, game_name: str) -> Non
         "correct": False,
         "reply": None,
         "solved": False,
-        "rating": None,  # a guest is not rated (tests/app/test_puzzle_ratings.py)
+        "rating": None,  # a guest is not rated (tests/app/learn/test_puzzle_ratings.py)
     }
     line = row["line"]
     for index in range(0, len(line), 2):

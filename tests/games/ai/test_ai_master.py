@@ -21,8 +21,8 @@ from games.ai.levels import (
     master_seconds,
 )
 from games.ai.search import STOP_CHECK_NODES, WIN, best_move, search
-from tests.games.test_ai_levels_pinned import bashni_midgame, seeded_position
-from tests.games.test_ai_search import TTT, Centre, LineCount, reachable, solve
+from tests.games.ai.test_ai_levels_pinned import bashni_midgame, seeded_position
+from tests.games.ai.test_ai_search import TTT, Centre, LineCount, reachable, solve
 
 MIDGAME = bashni_midgame(2)[0]
 

@@ -15,8 +15,8 @@ from app.main import create_app
 from app.ratings.glicko2 import NEW, Result, rate_game
 from tests.app.conftest import database_url
 from tests.app.helpers import play
-from tests.app.test_rated_matches import rated_game, ratings
-from tests.app.test_time_controls import T0, FakeClock
+from tests.app.matches.test_time_controls import T0, FakeClock
+from tests.app.ratings.test_rated_matches import rated_game, ratings
 
 #: Presence is written after the request, at most once a second (app/presence.py).
 FLUSHED = 1.6

@@ -23,8 +23,8 @@ from app.main import create_app
 from app.models import Account, Base
 from app.services.errors import ServiceError
 from tests.app.conftest import database_url
-from tests.app.test_rated_matches import PASSWORD, sign_up
-from tests.app.test_time_controls import FIVE_THREE, FakeClock
+from tests.app.matches.test_time_controls import FIVE_THREE, FakeClock
+from tests.app.ratings.test_rated_matches import PASSWORD, sign_up
 
 DAYS = {"kind": "correspondence", "days": 3}
 

@@ -10,8 +10,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.models import Account, PlayerRating
-from tests.app.test_rated_matches import sign_up
-from tests.app.test_time_controls import FIVE_THREE
+from tests.app.matches.test_time_controls import FIVE_THREE
+from tests.app.ratings.test_rated_matches import sign_up
 
 
 def rated_seek(client: TestClient, control: dict[str, Any] | None = FIVE_THREE, **extra: Any) -> Any:

@@ -336,7 +336,7 @@ def test_a_rematch_offer_is_pushed_to_the_other_player(push_app: FastAPI, pusher
 def test_a_challenge_and_its_acceptance_are_pushed(push_app: FastAPI, pusher: PushService) -> None:
     """Issue 32, item 2: the challenged account's browser is told of the challenge, the
     challenger's of its acceptance (a subscription made while signed in is the account's)."""
-    from tests.app.test_rated_matches import sign_up
+    from tests.app.ratings.test_rated_matches import sign_up
 
     with TestClient(push_app) as ana:
         ben = TestClient(push_app)
@@ -372,7 +372,7 @@ def test_a_correspondence_clock_under_an_hour_is_pushed_once_per_turn(
     """Issue 32, item 3: the player to move hears when its correspondence clock has less
     than an hour left; once for that turn, however often (and by how many processes)
     the sweep runs."""
-    from tests.app.test_time_controls import FakeClock
+    from tests.app.matches.test_time_controls import FakeClock
 
     monkeypatch.setenv("PUSH_HOSTS", "127.0.0.1")
     clock = FakeClock()
