@@ -66,6 +66,11 @@ def test_calls_on_a_real_match_stay_within_the_schema(api_schema: schemathesis.B
     for operation in operations(api_schema):
         if "{match_id}" not in operation.path:
             continue
+        if operation.path.endswith("/events"):
+            # An endless stream on a real match: each generated call waited out the
+            # client's 10 s (200 s of the suite). tests/app/routes/test_events.py and
+            # test_stream_pushes.py read it; the CLI's run still sends it generated data.
+            continue
 
         @given(case=operation.as_strategy(path_parameters={"match_id": match_id}), extra=st.just(None))
         @settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck), database=None)
