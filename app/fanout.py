@@ -117,7 +117,9 @@ class Shared(Generic[T]):
         return len(self._results)
 
 
-def sse_message(event: str, ident: int, data: str) -> bytes:
-    """One server-sent event; every line of ``data`` gets its own ``data:`` field."""
+def sse_message(event: str, ident: int | None, data: str) -> bytes:
+    """One server-sent event; every line of ``data`` gets its own ``data:`` field. Without
+    an ``ident`` the event has no ``id:`` (the stream's Last-Event-ID stays as it was)."""
     lines = "".join(f"data: {line}\n" for line in data.split("\n"))
-    return f"id: {ident}\nevent: {event}\n{lines}\n".encode()
+    head = "" if ident is None else f"id: {ident}\n"
+    return f"{head}event: {event}\n{lines}\n".encode()

@@ -21,18 +21,13 @@ from starlette.concurrency import run_in_threadpool
 
 from app.accounts.identity import signed_in
 from app.challenges.api import service as challenges
+from app.fanout import sse_message
 from app.matches.service import MatchService
 from app.models import Account
 from app.web import page_context, templates
 
 CLAIMS_EVERY = 5.0
 BADGE_EVERY = 10.0
-
-
-def named(name: str, html: str) -> bytes:
-    """An event without an id carrying ``html`` (one ``data:`` line per line)."""
-    lines = "".join(f"data: {line}\n" for line in html.split("\n"))
-    return f"event: {name}\n{lines}\n".encode()
 
 
 class Notes:
@@ -99,7 +94,7 @@ class Notes:
             return b""
         self.claims_told = claimable
         html = templates.get_template("partials/claims.html").render(page_context(self.request, **found))
-        return named("claims", html)
+        return sse_message("claims", None, html)
 
     async def _badge(self) -> bytes:
         assert self.account is not None
@@ -110,4 +105,5 @@ class Notes:
             return b""
         self.badge_told = found
         context = page_context(self.request, count=count, accepted=accepted, pushed=True)
-        return named("badge", templates.get_template("partials/challenge_badge.html").render(context))
+        html = templates.get_template("partials/challenge_badge.html").render(context)
+        return sse_message("badge", None, html)
