@@ -75,7 +75,7 @@ class Notes:
         if count == self.count_told:
             return b""
         self.count_told = count
-        return f"event: spectators\ndata: {count}\n\n".encode()
+        return sse_message("spectators", None, str(count))
 
     async def _claims(self) -> bytes:
         matches: MatchService = self.request.app.state.matches
