@@ -95,6 +95,11 @@ LEVELS: dict[str, tuple[Level, ...]] = {
 
 #: The master level's think time a move, by default (the web app passes less on a short clock).
 MASTER_SECONDS = 2.0
+#: The search looks at the clock every few hundred nodes and then unwinds, so it
+#: stops this much before the budget ends to answer within it (without it, the
+#: median master move took 2.02 s of a 2 s budget in bench/ai_master.py's Morris
+#: match of 2026-12-06).
+MASTER_STOP_MARGIN = 0.03
 #: Its depth ceiling: never reached in practice, the clock stops it first.
 MASTER_DEPTH = 64
 #: Its number: Bashni's ladder has 18 opponents, the other games four levels.
@@ -243,7 +248,7 @@ def choose(
     budget), or, given ``nodes``, until it has searched that many nodes, which
     plays the same move on any machine (tests, benchmarks that must repeat).
     """
-    began = time.perf_counter()
+    began, thinking_since = time.perf_counter(), time.monotonic()
     moves = game.legal_moves(state)
     if not moves:
         raise IllegalMove("the game is over; there is no move to choose", key="game-over")
@@ -258,7 +263,9 @@ def choose(
         return done(rng.choice(moves), True)
     if len(moves) == 1:
         return done(moves[0], False)
-    return done(None, False, searched(game, state, level, rng, history, time_limit, seconds, nodes))
+    return done(
+        None, False, searched(game, state, level, rng, history, time_limit, seconds, nodes, thinking_since)
+    )
 
 
 def searched(
@@ -270,10 +277,13 @@ def searched(
     time_limit: float | None = None,
     seconds: float | None = None,
     nodes: int | None = None,
+    thinking_since: float | None = None,
 ) -> Progress:
     """The last finished depth of ``level``'s search of ``state`` (which has moves).
 
     ``choose``'s search, without the blunders; ``games.ai.analysis`` uses it too.
+    A time-bound level's budget counts from ``thinking_since`` (``time.monotonic``;
+    default: now), so the move generation and preparation before the search count too.
     """
     deadline = None if time_limit is None else time.monotonic() + time_limit
     options: dict[str, Any] = {}
@@ -286,7 +296,9 @@ def searched(
             # The clock only stops depths beyond the strongest depth-bound level's:
             # the master never plays from a shallower search than that level would.
             floor = search_depth(game, state, strongest_level(game.name))
-            budget_ends = time.monotonic() + (level.seconds if seconds is None else seconds)
+            budget = level.seconds if seconds is None else seconds
+            start = time.monotonic() if thinking_since is None else thinking_since
+            budget_ends = start + budget - MASTER_STOP_MARGIN
             options["stop"] = lambda: finished[0] >= floor and time.monotonic() >= budget_ends
     if level.seconds and nodes is None and game.name in KEEPS_TABLE:
         # A node budget must give the same move whatever was searched before: fresh tables.
