@@ -24,16 +24,29 @@ import statistics
 import time
 from collections.abc import Sequence
 
-from ai_strength import opening, small_universe  # bench/: the same seeded starts
+from ai_strength import OPENING_CHECK_DEPTH, opening, small_universe  # bench/: the same seeded starts
 from machine import cpu_model
 
 import games
 from games.ai import levels
+from games.ai.eval_bobail import WINNING
 from games.ai.levels import LEVELS, MASTER_LEVEL, choose, level_for
 
 SEED = 20261202
-#: games that reach this many plies without ending count as draws
+#: games that reach this many plies without ending count as draws: a cap for
+#: Bobail, which has no limit of its own; the others' rules end every game
+#: first (Bilsang's decided games under its default rules last up to ~400 plies)
 MAX_PLIES = 300
+MAX_PLIES_RULED = 2000
+#: How each game's openings are checked (depth, and the score that counts as
+#: decided): ``ai_strength.opening``'s 4-ply check by default. Bobail's
+#: openings that pass it are mostly decided within 5 to 9 plies (from the first
+#: ten, two were forced wins at 5 plies and five more scored a slide home within
+#: 9), so both levels played the same forced line and each opening went to the
+#: same colour twice: the openings, not the levels, decided (10 / 0 / 10 at 2 s
+#: on 2026-12-06). Checked two plies past the strongest level's 5, with "the
+#: Neutron slides home next" counted as decided, they measure the levels.
+OPENING_CHECKS: dict[str, tuple[int, int | None]] = {"bobail": (7, WINNING)}
 
 
 def strongest(game_name: str) -> int:
@@ -44,7 +57,11 @@ def play_game(game_name: str, index: int, seconds: float, buoys: int) -> dict[st
     """Game ``index``: the master has the first move on even indexes."""
     game = games.get(game_name)
     master, other = MASTER_LEVEL[game_name], strongest(game_name)
-    state = small_universe(index // 2, buoys) if buoys else opening(game, index // 2)
+    if buoys:
+        state = small_universe(index // 2, buoys)
+    else:
+        depth, decided = OPENING_CHECKS.get(game_name, (OPENING_CHECK_DEPTH, None))
+        state = opening(game, index // 2, depth, decided)
     mover = game.to_move(state)
     second = next(s for s in game.sides if s != mover)
     by_side = {mover: master, second: other} if index % 2 == 0 else {mover: other, second: master}
@@ -55,7 +72,8 @@ def play_game(game_name: str, index: int, seconds: float, buoys: int) -> dict[st
     cpu: list[float] = []  # the master's processor time a move: what the load does not inflate
     while True:
         outcome = game.outcome_after(history)
-        if outcome is not None or len(history) > MAX_PLIES:
+        cap = MAX_PLIES if game_name == "bobail" else MAX_PLIES_RULED
+        if outcome is not None or len(history) > cap:
             reason = "ply-cap" if outcome is None else outcome.reason
             winner = None if outcome is None or outcome.winner is None else by_side[outcome.winner]
             return {

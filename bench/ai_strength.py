@@ -71,12 +71,19 @@ def _hands_over_a_win(game: games.Game, state: object, move: object) -> bool:  #
     return False
 
 
-def opening(game: games.Game, index: int) -> object:  # type: ignore[type-arg]
+def opening(
+    game: games.Game,  # type: ignore[type-arg]
+    index: int,
+    check_depth: int = OPENING_CHECK_DEPTH,
+    decided: int | None = None,
+) -> object:
     """The position after the seeded random opening ``index``.
 
     The random moves avoid handing over an immediate win, and an opening that
-    a short search already finds won or lost is drawn again (Bobail's Neutron
-    is easily left a few slides from home), so the levels, not the dice, decide.
+    a short search (``check_depth`` plies) already finds won or lost is drawn
+    again (Bobail's Neutron is easily left a few slides from home), so the
+    levels, not the dice, decide. ``decided``: a score at least this far from
+    zero counts as won or lost too (an evaluation's "wins next move").
     """
     for attempt in itertools.count():
         suffix = f" retry {attempt}" if attempt else ""
@@ -89,8 +96,10 @@ def opening(game: games.Game, index: int) -> object:  # type: ignore[type-arg]
                 break
             sane = [m for m in moves if not _hands_over_a_win(game, state, m)]
             state = game.apply(state, rng.choice(sane or moves))
-        check = best_move(game, state, evaluation_for(game.name), OPENING_CHECK_DEPTH)
-        if check is not None and not is_forced_result(check.score):
+        check = best_move(game, state, evaluation_for(game.name), check_depth)
+        if check is None or is_forced_result(check.score):
+            continue
+        if decided is None or abs(check.score) < decided:
             return state
     raise AssertionError("unreachable")
 
