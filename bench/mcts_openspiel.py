@@ -19,9 +19,8 @@ a playout's time; its prior is that evaluator's (uniform). The master (level 19)
 
 The games start from ``bench/ai_strength.py``'s seeded openings, each twice with the
 colours swapped. Prints every game, then W/D/L from our side and both sides'
-median time a move. ``--level 18`` plays the ladder's last opponent instead (the issue's
-own measurement: the 10,000-simulation searcher won both its games against it), which
-shows the searcher here is the one the issue meant.
+median time a move. ``--level 18`` plays the ladder's last opponent instead, as the issue
+measured (its 10,000-simulation searcher won both its games against opponent 18).
 """
 
 from __future__ import annotations
