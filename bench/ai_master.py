@@ -17,15 +17,13 @@ master's median depth.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import statistics
 import time
 from collections.abc import Sequence
 
 from ai_strength import OPENING_CHECK_DEPTH, opening, small_universe  # bench/: the same seeded starts
-from machine import cpu_model
+from machine import load_average, machine_line
 
 import games
 from games.ai import levels
@@ -70,9 +68,9 @@ def play_game(game_name: str, index: int, seconds: float, buoys: int) -> dict[st
     times: dict[int, list[float]] = {master: [], other: []}
     depths: list[int] = []
     cpu: list[float] = []  # the master's processor time a move: what the load does not inflate
+    cap = MAX_PLIES if game_name == "bobail" else MAX_PLIES_RULED
     while True:
         outcome = game.outcome_after(history)
-        cap = MAX_PLIES if game_name == "bobail" else MAX_PLIES_RULED
         if outcome is not None or len(history) > cap:
             reason = "ply-cap" if outcome is None else outcome.reason
             winner = None if outcome is None or outcome.winner is None else by_side[outcome.winner]
@@ -117,8 +115,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         name, _, value = item.partition("=")
         levels.MASTER_SEARCH[args.game][name] = int(value)
     master, other = MASTER_LEVEL[args.game], strongest(args.game)
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
+    print(machine_line())
     start = f"seeded {args.buoys}-buoy universes" if args.buoys else "seeded openings"
     print(
         f"{args.game}: master ({master}, {args.seconds:g} s a move) against level {other}, "
@@ -158,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"ends: {', '.join(f'{k} {v}' for k, v in sorted(ends.items()))}")
     print(f"master's processor time a move: median {statistics.median(cpu):.2f} s (wall clock above)")
     took = time.perf_counter() - began
-    print(f"took {took:.0f} s; load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"took {took:.0f} s; load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":

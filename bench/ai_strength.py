@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
-import platform
 import random
 import statistics
 import time
@@ -27,7 +25,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
-from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
+from machine import load_average, machine_line  # bench/machine.py: scripts here run with bench/ on sys.path
 
 import games
 from games.ai.levels import LEVELS, Level, choose, evaluation_for, level_for
@@ -189,8 +187,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     # The depth-bound levels only: the master (bench/ai_master.py) searches by time.
     top = 7 if args.game == "bashni" else len(LEVELS[args.game])
     lows = [int(x) for x in args.pairs.split(",")] if args.pairs else list(range(1, top))
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
+    print(machine_line())
     start = f"seeded {args.buoys}-buoy positions" if args.buoys else "seeded openings"
     print(f"{args.game}: {args.games} games per match from {start}, {args.jobs} workers, seed {SEED}")
     print()
@@ -228,7 +225,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         for r in results:
             reasons[r.reason] = reasons.get(r.reason, 0) + 1
         print(f"<!-- ends: {', '.join(f'{k} {v}' for k, v in sorted(reasons.items()))} -->", flush=True)
-    print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"\nload average at the end: {load_average()}")
 
 
 if __name__ == "__main__":

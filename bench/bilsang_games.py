@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
 import statistics
 import time
@@ -32,7 +30,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
-from machine import cpu_model  # bench/machine.py: scripts here run with bench/ on sys.path
+from machine import load_average, machine_line  # bench/machine.py: scripts here run with bench/ on sys.path
 
 import games
 from games.ai.levels import choose, level_for
@@ -190,17 +188,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--speed", type=int, default=0, help="only time every level on this many positions")
     args = parser.parse_args(argv)
     if args.speed:
-        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
+        print(machine_line())
         print(f"rules {args.rules}, {args.speed} positions")
         print("\n".join(speed(args.rules, args.speed)))
-        print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average at the end: {load_average()}")
         return
     if not args.summary:
         a, b = (int(x) for x in args.levels.split(","))
         start(args.rules)  # refuse a bad --rules before any worker starts
-        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-        print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
+        print(machine_line())
         print(f"rules {args.rules}, levels {a},{b}, games {args.first}..{args.first + args.games - 1}")
         tasks = [(args.rules, a, b, i) for i in range(args.first, args.first + args.games)]
         with ProcessPoolExecutor(args.jobs) as pool, open(args.out, "a") as out:
@@ -213,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                     f"winner level {row['winner_level']}, lost {row['lost']}",
                     flush=True,
                 )
-        print(f"load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"load average at the end: {load_average()}")
     with open(args.out) as lines:
         rows = [json.loads(line) for line in lines if line.strip()]
     print("\n".join(summarise(rows)))

@@ -26,8 +26,6 @@ measured (its 10,000-simulation searcher won both its games against opponent 18)
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import statistics
 import time
@@ -37,7 +35,7 @@ from typing import Any
 import numpy as np
 import pyspiel  # type: ignore[import-not-found]
 from ai_strength import opening  # bench/: the same seeded starts as every strength match
-from machine import cpu_model
+from machine import load_average, machine_line
 from open_spiel.python.algorithms import mcts  # type: ignore[import-not-found]
 
 import games
@@ -203,8 +201,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="our side: the master (19) by default; 18 is the ladder's last opponent, as the issue measured",
     )
     args = parser.parse_args(argv)
-    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"machine: {platform.machine()}, {cpu_model()}, {os.cpu_count()} cores, load average {load}")
+    print(machine_line())
     print(
         f"bashni: level {args.level} ({args.seconds:g} s a move if the master) against OpenSpiel MCTS "
         f"({args.simulations} simulations a move, uct_c {args.uct_c:g}, random playouts), "
@@ -232,7 +229,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         median, slowest = statistics.median(values), max(values)
         print(f"{side}: median {median:.2f} s a move, max {slowest:.2f}, {len(values)} moves")
     took = time.perf_counter() - began
-    print(f"took {took:.0f} s; load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"took {took:.0f} s; load average at the end: {load_average()}")
 
 
 if __name__ == "__main__":

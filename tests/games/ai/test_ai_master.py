@@ -7,6 +7,7 @@ import random
 import pytest
 
 import games
+from games.ai import levels
 from games.ai.levels import (
     LEVELS,
     MASTER,
@@ -128,8 +129,6 @@ def test_the_master_answers_within_its_budget_counted_from_the_call(
     # Before, the budget counted from the start of the search, not of the call, and
     # the search stopped only once the budget had passed: every move took a little
     # longer than its budget (a median of 2.02 s for 2 s in bench/ai_master.py).
-    from games.ai import levels
-
     monkeypatch.setattr(levels, "time", SteppingClock())
     game = games.get(name)
     text = MIDGAME if name == "bashni" else seeded_position(name, 6, 3)[0]
