@@ -116,6 +116,10 @@ MASTER_SEARCH: dict[str, dict[str, Any]] = {
 }
 
 
+#: Games whose master searches with a module of its own rather than games.ai.search.
+OWN_SEARCH = {"bobail": "games.ai.bobail_search"}
+MASTER_SEARCH_OPTIONS = ("stop", "max_nodes", "aspiration")
+
 #: On a real-time clock the master spends about this share of what it has left a
 #: move, plus half its increment, never more than MASTER_SECONDS nor less than
 #: MASTER_MIN_SECONDS: a 1+0 game gets 1.5 s at the start, 0.25 s with 10 s left.
@@ -300,6 +304,19 @@ def searched(
             start = time.monotonic() if thinking_since is None else thinking_since
             budget_ends = start + budget - MASTER_STOP_MARGIN
             options["stop"] = lambda: finished[0] >= floor and time.monotonic() >= budget_ends
+    if level.seconds and game.name in OWN_SEARCH:
+        # Bobail's master has a search of its own (games.ai.bobail_search): the same
+        # scores and Progress, over bit masks, with the turn's two slides in two loops.
+        module = importlib.import_module(OWN_SEARCH[game.name])
+        own = {k: v for k, v in options.items() if k in MASTER_SEARCH_OPTIONS}
+        last = None
+        for last in module.search(state, search_depth(game, state, level), history=history, **own):
+            finished[0] = last.depth
+        if last is None:  # stopped before depth 1 finished: depth 1 is quick
+            for last in module.search(state, 1, history=history):  # noqa: B007
+                pass
+        assert last is not None
+        return last
     if level.seconds and nodes is None and game.name in KEEPS_TABLE:
         # A node budget must give the same move whatever was searched before: fresh tables.
         evaluation, options["table"] = _kept_search(game.name)

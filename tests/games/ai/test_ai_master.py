@@ -26,6 +26,8 @@ from tests.games.ai.test_ai_levels_pinned import bashni_midgame, seeded_position
 from tests.games.ai.test_ai_search import TTT, Centre, LineCount, reachable, solve
 
 MIDGAME = bashni_midgame(2)[0]
+#: A Bobail position no side wins by force within ten turns (its own search, 30 s).
+OPEN_BOBAIL = "w .bbbbb....n....w....w.www"
 
 
 def test_every_game_has_a_master_level_beyond_its_others() -> None:
@@ -122,7 +124,7 @@ class SteppingClock:
     perf_counter = monotonic
 
 
-@pytest.mark.parametrize("name", ["bashni", "morris"])
+@pytest.mark.parametrize("name", ["bashni", "morris", "bobail"])
 def test_the_master_answers_within_its_budget_counted_from_the_call(
     name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -131,6 +133,6 @@ def test_the_master_answers_within_its_budget_counted_from_the_call(
     # longer than its budget (a median of 2.02 s for 2 s in bench/ai_master.py).
     monkeypatch.setattr(levels, "time", SteppingClock())
     game = games.get(name)
-    text = MIDGAME if name == "bashni" else seeded_position(name, 6, 3)[0]
+    text = {"bashni": MIDGAME, "bobail": OPEN_BOBAIL}.get(name) or seeded_position(name, 6, 3)[0]
     choice = choose(game, game.parse_position(text), MASTER, random.Random(3), seconds=1.0)
     assert choice.depth > 0 and choice.ms <= 1000
