@@ -26,9 +26,10 @@ from ai_strength import OPENING_CHECK_DEPTH, opening, small_universe  # bench/: 
 from machine import load_average, machine_line
 
 import games
-from games.ai import levels
+from games.ai import bobail_search, levels
 from games.ai.eval_bobail import WINNING
 from games.ai.levels import LEVELS, MASTER_LEVEL, choose, level_for
+from games.ai.search import is_forced_result
 
 SEED = 20261202
 #: games that reach this many plies without ending count as draws: a cap for
@@ -43,8 +44,25 @@ MAX_PLIES_RULED = 2000
 #: 9), so both levels played the same forced line and each opening went to the
 #: same colour twice: the openings, not the levels, decided (10 / 0 / 10 at 2 s
 #: on 2026-12-06). Checked two plies past the strongest level's 5, with "the
-#: Neutron slides home next" counted as decided, they measure the levels.
+#: Neutron slides home next" counted as decided, they still were: searched for
+#: 30 s, 8 of those 10 were won by force within 8-10 turns (bobail_search found
+#: each in under 4 s), so Bobail's openings must also pass OPENING_NODES below.
 OPENING_CHECKS: dict[str, tuple[int, int | None]] = {"bobail": (7, WINNING)}
+#: Bobail: an opening is played only if the master's own search (a node budget,
+#: the same on every machine: about 10 s here) proves no result in it.
+OPENING_NODES = 3_000_000
+
+
+def bobail_undecided(state: object) -> bool:
+    """Whether ``bobail_search`` proves no result in ``state`` within OPENING_NODES nodes."""
+    last = None
+    for last in bobail_search.search(state, 64, max_nodes=OPENING_NODES, aspiration=25):  # type: ignore[arg-type]
+        if is_forced_result(last.score):
+            return False
+    return last is not None
+
+
+UNDECIDED = {"bobail": bobail_undecided}
 
 
 def strongest(game_name: str) -> int:
@@ -59,7 +77,7 @@ def play_game(game_name: str, index: int, seconds: float, buoys: int) -> dict[st
         state = small_universe(index // 2, buoys)
     else:
         depth, decided = OPENING_CHECKS.get(game_name, (OPENING_CHECK_DEPTH, None))
-        state = opening(game, index // 2, depth, decided)
+        state = opening(game, index // 2, depth, decided, UNDECIDED.get(game_name))
     mover = game.to_move(state)
     second = next(s for s in game.sides if s != mover)
     by_side = {mover: master, second: other} if index % 2 == 0 else {mover: other, second: master}
@@ -109,18 +127,26 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="NAME=INT",
         help="override one of the master's search options (levels.MASTER_SEARCH) for a tuning match",
     )
+    parser.add_argument(
+        "--generic-search",
+        action="store_true",
+        help="Bobail: the master searches with games.ai.search as before bobail_search (to compare)",
+    )
     parser.add_argument("--first", type=int, default=0, help="index of the first game (to continue a match)")
     args = parser.parse_args(argv)
     for item in args.set:
         name, _, value = item.partition("=")
         levels.MASTER_SEARCH[args.game][name] = int(value)
+    if args.generic_search:
+        levels.OWN_SEARCH.pop(args.game, None)
     master, other = MASTER_LEVEL[args.game], strongest(args.game)
     print(machine_line())
     start = f"seeded {args.buoys}-buoy universes" if args.buoys else "seeded openings"
     print(
         f"{args.game}: master ({master}, {args.seconds:g} s a move) against level {other}, "
         f"{args.games} games from {start}, colours alternating, one process; "
-        f"search options {levels.MASTER_SEARCH[args.game]}",
+        f"search options {levels.MASTER_SEARCH[args.game]}, "
+        f"search {levels.OWN_SEARCH.get(args.game, 'games.ai.search')}",
         flush=True,
     )
     began = time.perf_counter()

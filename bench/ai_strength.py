@@ -21,7 +21,7 @@ import itertools
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
@@ -74,6 +74,7 @@ def opening(
     index: int,
     check_depth: int = OPENING_CHECK_DEPTH,
     decided: int | None = None,
+    undecided: Callable[[object], bool] | None = None,
 ) -> object:
     """The position after the seeded random opening ``index``.
 
@@ -82,6 +83,7 @@ def opening(
     again (Bobail's Neutron is easily left a few slides from home), so the
     levels, not the dice, decide. ``decided``: a score at least this far from
     zero counts as won or lost too (an evaluation's "wins next move").
+    ``undecided``: a further check the opening must pass (a deeper search).
     """
     for attempt in itertools.count():
         suffix = f" retry {attempt}" if attempt else ""
@@ -97,7 +99,7 @@ def opening(
         check = best_move(game, state, evaluation_for(game.name), check_depth)
         if check is None or is_forced_result(check.score):
             continue
-        if decided is None or abs(check.score) < decided:
+        if (decided is None or abs(check.score) < decided) and (undecided is None or undecided(state)):
             return state
     raise AssertionError("unreachable")
 
