@@ -25,27 +25,27 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterator, Sequence
 
+from games.ai.eval_bobail import ELECTRON_MOBILITY, NEUTRON_RANK, SAFE_CAP, SAFE_SLIDE, _towards_home
 from games.ai.search import (
+    ASPIRATION_LIMIT,
+    EXACT,
     INFINITY,
+    LOWER,
     MAX_PLY,
     STOP_CHECK_NODES,
+    TT_LIMIT,
+    UPPER,
     WIN,
     Progress,
     SearchStopped,
+    _from_table,
+    _to_table,
     is_forced_result,
 )
 from games.bobail import NEUTRON, RAYS, SIZE, SQUARES, WHITE, BobailMove, BobailState
 
-EXACT, LOWER, UPPER = 0, 1, 2
-#: Evaluation weights: those of ``eval_bobail.BobailEvaluation`` (same units).
-NEUTRON_RANK = 40
-SAFE_SLIDE = 30
-SAFE_CAP = 3
-ELECTRON_MOBILITY = 3
-#: Aspiration windows from this depth on (in the evaluation's units).
+#: Aspiration windows from this depth (whole turns) on.
 ASPIRATION_FROM = 3
-ASPIRATION_LIMIT = 2_000
-TT_LIMIT = 2_000_000
 
 _WHITE_HOME = sum(1 << sq for sq in range(SQUARES - SIZE, SQUARES))  # rank 1
 _BLACK_HOME = sum(1 << sq for sq in range(SIZE))  # rank 5
@@ -53,8 +53,7 @@ _BLACK_HOME = sum(1 << sq for sq in range(SIZE))  # rank 5
 _NEIGHBOURS = tuple(sum(1 << ray[0] for ray in rays) for rays in RAYS)
 #: Per side (True: White) and square, how many ranks the Neutron there stands nearer that side's home.
 _NEARER = {
-    white: tuple((3 - (SIZE - sq // SIZE)) if white else ((SIZE - sq // SIZE) - 3) for sq in range(SQUARES))
-    for white in (True, False)
+    white: tuple(_towards_home("w" if white else "b", sq) for sq in range(SQUARES)) for white in (True, False)
 }
 _HISTORY_CAP = 1 << 20
 
@@ -249,13 +248,7 @@ class BobailSearcher:
         if entry is not None:
             stored_depth, bound, stored, table_move = entry
             if stored_depth >= depth and ply > 0:
-                score = (
-                    stored - ply
-                    if stored >= WIN - MAX_PLY
-                    else stored + ply
-                    if stored <= MAX_PLY - WIN
-                    else stored
-                )
+                score = _from_table(stored, ply)
                 if (
                     bound == EXACT
                     or (bound == LOWER and score >= beta)
@@ -346,8 +339,7 @@ class BobailSearcher:
         bound = UPPER if best <= alpha_before else LOWER if best >= beta else EXACT
         if len(self.table) >= TT_LIMIT:
             self.table.clear()
-        stored = best + ply if best >= WIN - MAX_PLY else best - ply if best <= MAX_PLY - WIN else best
-        self.table[key] = (depth, bound, stored, best_move)
+        self.table[key] = (depth, bound, _to_table(best, ply), best_move)
         return best, best_move
 
 
