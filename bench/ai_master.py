@@ -140,12 +140,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.generic_search:
         levels.OWN_SEARCH.pop(args.game, None)
     master, other = MASTER_LEVEL[args.game], strongest(args.game)
+    options = levels.MASTER_SEARCH[args.game]
+    if args.game in levels.OWN_SEARCH:  # what reaches a search module of the game's own
+        options = {k: v for k, v in options.items() if k in levels.MASTER_SEARCH_OPTIONS}
     print(machine_line())
     start = f"seeded {args.buoys}-buoy universes" if args.buoys else "seeded openings"
     print(
         f"{args.game}: master ({master}, {args.seconds:g} s a move) against level {other}, "
         f"{args.games} games from {start}, colours alternating, one process; "
-        f"search options {levels.MASTER_SEARCH[args.game]}, "
+        f"search options {options}, "
         f"search {levels.OWN_SEARCH.get(args.game, 'games.ai.search')}",
         flush=True,
     )
