@@ -309,6 +309,9 @@ def searched(
         # scores and Progress, over bit masks, with the turn's two slides in two loops.
         module = importlib.import_module(OWN_SEARCH[game.name])
         own = {k: v for k, v in options.items() if k in MASTER_SEARCH_OPTIONS}
+        if deadline is not None:  # the caller's limit (analysis's safety net), as search() obeys it
+            ends, budget_stop = deadline, own.get("stop")
+            own["stop"] = lambda: time.monotonic() >= ends or (budget_stop is not None and budget_stop())
         last = None
         for last in module.search(state, search_depth(game, state, level), history=history, **own):
             finished[0] = last.depth

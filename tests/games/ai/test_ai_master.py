@@ -8,6 +8,7 @@ import pytest
 
 import games
 from games.ai import levels
+from games.ai import search as search_module
 from games.ai.levels import (
     LEVELS,
     MASTER,
@@ -136,3 +137,19 @@ def test_the_master_answers_within_its_budget_counted_from_the_call(
     text = {"bashni": MIDGAME, "bobail": OPEN_BOBAIL}.get(name) or seeded_position(name, 6, 3)[0]
     choice = choose(game, game.parse_position(text), MASTER, random.Random(3), seconds=1.0)
     assert choice.depth > 0 and choice.ms <= 1000
+
+
+@pytest.mark.parametrize("name", ["morris", "bobail"])
+def test_the_masters_search_stops_at_the_callers_time_limit(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``analysis`` passes a time limit as its safety net. Bobail's master, which has a
+    # search of its own, ignored it and ran to its own budget (here 30 s).
+    clock = SteppingClock()
+    monkeypatch.setattr(levels, "time", clock)
+    monkeypatch.setattr(search_module, "time", clock)
+    game = games.get(name)
+    text = {"bobail": OPEN_BOBAIL}.get(name) or seeded_position(name, 6, 3)[0]
+    state, start = game.parse_position(text), clock.now
+    progress = levels.searched(game, state, MASTER, random.Random(3), time_limit=0.5, seconds=30.0)
+    assert progress.depth > 0 and clock.now - start <= 0.6
