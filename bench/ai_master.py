@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     master, other = MASTER_LEVEL[args.game], strongest(args.game)
     options = levels.MASTER_SEARCH[args.game]
     if args.game in levels.OWN_SEARCH:  # what reaches a search module of the game's own
-        options = {k: v for k, v in options.items() if k in levels.MASTER_SEARCH_OPTIONS}
+        options = levels.own_search_options(options)
     print(machine_line())
     start = f"seeded {args.buoys}-buoy universes" if args.buoys else "seeded openings"
     print(

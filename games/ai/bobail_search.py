@@ -23,6 +23,7 @@ depth-bound levels keep the generic search and play exactly as before.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable, Iterator, Sequence
 
 from games.ai.eval_bobail import ELECTRON_MOBILITY, NEUTRON_RANK, SAFE_CAP, SAFE_SLIDE, _towards_home
@@ -150,9 +151,11 @@ class BobailSearcher:
         history: Sequence[BobailState] = (),
         stop: Callable[[], bool] | None = None,
         max_nodes: int | None = None,
+        deadline: float | None = None,
     ) -> None:
         self.stop = stop
         self.max_nodes = max_nodes
+        self.deadline = deadline
         self.nodes = 0
         self.table: dict[int, tuple[int, int, int, tuple[int, int, int] | None]] = {}
         self.killers: list[list[tuple[int, int] | None]] = [[None, None] for _ in range(MAX_PLY + 2)]
@@ -164,6 +167,8 @@ class BobailSearcher:
             self.earlier[key] = self.earlier.get(key, 0) + 1
 
     def _check_stop(self) -> None:
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            raise SearchStopped
         if self.stop is not None and self.stop():
             raise SearchStopped
         if self.max_nodes is not None and self.nodes >= self.max_nodes:
@@ -357,20 +362,22 @@ def search(
     history: Sequence[BobailState] = (),
     stop: Callable[[], bool] | None = None,
     max_nodes: int | None = None,
+    deadline: float | None = None,
     aspiration: int | None = None,
     rng: random.Random | None = None,
 ) -> Iterator[Progress]:
     """Search ``state`` to depths 1..``max_depth`` (whole turns), yielding each finished depth.
 
     As ``games.ai.search.search`` for Bobail: nothing for a finished position, a
-    stop at a proved result, ``stop`` and ``max_nodes`` drop the unfinished depth.
+    stop at a proved result, ``stop``, ``max_nodes`` and ``deadline``
+    (``time.monotonic``) drop the unfinished depth.
     ``rng`` is accepted for the same call shape; ties go to the first move found.
     """
     del rng
     mine, theirs, neutron, white = masks(state)
     if (1 << neutron) & (_WHITE_HOME | _BLACK_HOME):
         return
-    searcher = BobailSearcher(history, stop, max_nodes)
+    searcher = BobailSearcher(history, stop, max_nodes, deadline)
     score = 0
     for depth in range(1, max_depth + 1):
         try:

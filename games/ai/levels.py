@@ -120,6 +120,12 @@ MASTER_SEARCH: dict[str, dict[str, Any]] = {
 OWN_SEARCH = {"bobail": "games.ai.bobail_search"}
 MASTER_SEARCH_OPTIONS = ("stop", "max_nodes", "aspiration")
 
+
+def own_search_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Those of the master's search ``options`` that a module of ``OWN_SEARCH`` takes."""
+    return {k: v for k, v in options.items() if k in MASTER_SEARCH_OPTIONS}
+
+
 #: On a real-time clock the master spends about this share of what it has left a
 #: move, plus half its increment, never more than MASTER_SECONDS nor less than
 #: MASTER_MIN_SECONDS: a 1+0 game gets 1.5 s at the start, 0.25 s with 10 s left.
@@ -308,12 +314,11 @@ def searched(
         # Bobail's master has a search of its own (games.ai.bobail_search): the same
         # scores and Progress, over bit masks, with the turn's two slides in two loops.
         module = importlib.import_module(OWN_SEARCH[game.name])
-        own = {k: v for k, v in options.items() if k in MASTER_SEARCH_OPTIONS}
-        if deadline is not None:  # the caller's limit (analysis's safety net), as search() obeys it
-            ends, budget_stop = deadline, own.get("stop")
-            own["stop"] = lambda: time.monotonic() >= ends or (budget_stop is not None and budget_stop())
+        own = own_search_options(options)
         last = None
-        for last in module.search(state, search_depth(game, state, level), history=history, **own):
+        for last in module.search(
+            state, search_depth(game, state, level), history=history, deadline=deadline, **own
+        ):
             finished[0] = last.depth
         if last is None:  # stopped before depth 1 finished: depth 1 is quick
             for last in module.search(state, 1, history=history):  # noqa: B007

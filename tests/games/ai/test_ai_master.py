@@ -7,7 +7,7 @@ import random
 import pytest
 
 import games
-from games.ai import levels
+from games.ai import bobail_search, levels
 from games.ai import search as search_module
 from games.ai.levels import (
     LEVELS,
@@ -148,6 +148,7 @@ def test_the_masters_search_stops_at_the_callers_time_limit(
     clock = SteppingClock()
     monkeypatch.setattr(levels, "time", clock)
     monkeypatch.setattr(search_module, "time", clock)
+    monkeypatch.setattr(bobail_search, "time", clock)
     game = games.get(name)
     text = {"bobail": OPEN_BOBAIL}.get(name) or seeded_position(name, 6, 3)[0]
     state, start = game.parse_position(text), clock.now
