@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with database(prefix="tablero-view-cost-") as url:
         app = create_app(Settings(database_url=url, secret_key="bench", rate_limits=False))
-        alice, bob, watcher = TestClient(app), TestClient(app), TestClient(app)
+        alice, bob, watcher = (TestClient(app, base_url="http://localhost") for _ in range(3))
         body = {"game": "morris", "name": "A", "side": "first"}
         match_id = alice.post("/api/matches", json=body).json()["id"]
         bob.post(f"/api/matches/{match_id}/join", json={"name": "B"}).raise_for_status()

@@ -76,7 +76,19 @@ def reserve_move(app: FastAPI, match_id: str, version: int) -> Callable[[Played 
     return settle
 
 
-def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
+def viewed_at(app: FastAPI, match_id: str, version: int) -> Viewed:
+    """The match as its pages show it once ``version`` is committed: one read for every
+    view of that version in this process (the mover's answer, the opponent's and the
+    spectators' events), where each used to read it for itself.
+
+    It may show a later version (a change committed meanwhile), as a read of its own would;
+    the views rendered from it are keyed by the version they show."""
+    matches: MatchService = app.state.matches
+    found = shared(app).compute_here(("viewed", match_id, version), lambda: matches.view(match_id))
+    return cast(Viewed, found)
+
+
+def spectator_view(request: Request, match_id: str, version: int, lang: str) -> bytes:
     """Event ``live``: ``partials/live.html`` as a browser without a seat sees it.
 
     Rendered for a request with nothing personal in it (no cookie: no seat, no name), so
@@ -86,7 +98,7 @@ def spectator_view(request: Request, match_id: str, lang: str) -> bytes:
 
     headers = [(k, v) for k, v in request.scope["headers"] if k == b"host"]
     anonymous = Request({**request.scope, "headers": [*headers, (b"accept-language", lang.encode())]})
-    viewed = request.app.state.matches.view(match_id)
+    viewed = viewed_at(request.app, match_id, version)
     html = templates.get_template("partials/live.html").render(match_context(anonymous, viewed))
     return sse_message("live", viewed.match.version, html)
 
@@ -166,10 +178,11 @@ async def match_events(
     async def live_view(version: int) -> bytes:
         if spectator:
             key = ("live", match_id, version, lang)
-            return cast(bytes, await once.get(key, lambda: spectator_view(request, match_id, lang)))
+            return cast(bytes, await once.get(key, lambda: spectator_view(request, match_id, version, lang)))
         # A player's own view, shared with the answer to its own move (seat_view).
         found = await once.get(
-            seat_key(request, match_id, version), lambda: render_seat(request, matches.view(match_id))
+            seat_key(request, match_id, version),
+            lambda: render_seat(request, viewed_at(request.app, match_id, version)),
         )
         shown, html = cast(tuple[int, str], found)
         return sse_message("live", shown, html)

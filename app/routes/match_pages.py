@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 
 import games
 from app.match_view import match_context
-from app.routes.events import seat_view
+from app.routes.events import seat_view, viewed_at
 from app.routes.pages import NO_STORE, check_create_limit, service
 from app.services.errors import NotFound, ServiceError
 from app.services.tokens import CONTINUE_LIFETIME_SECONDS, continue_code_ok
@@ -91,12 +91,18 @@ def _live_or_redirect(
     error: str | None = None,
     taps: tuple[str, ...] = (),
     status: int = 200,
+    version: int | None = None,
 ) -> Response:
+    """The live part after a change (``version``: the one it committed, whose read the
+    event streams share), a redirect for a form without scripts, or the refusal."""
     if not is_htmx(request) and error is None:
         return RedirectResponse(f"/matches/{match_id}", status_code=303)
     if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
         return JSONResponse({"detail": error}, status_code=status if status >= 400 else 409)
-    viewed = service(request).view(match_id)
+    if version is not None and error is None:
+        viewed = viewed_at(request.app, match_id, version)
+    else:
+        viewed = service(request).view(match_id)
     if is_htmx(request) and error is None and not taps:
         # The page's view after its own move or action: the same render as the ``live``
         # event its event stream gets for this version (one render, issue 28).
@@ -132,7 +138,7 @@ def play_move(
         return _live_or_redirect(request, match_id, error=localized(request, exc), status=exc.status_code)
     if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
         return JSONResponse(played.state)
-    return _live_or_redirect(request, match_id)
+    return _live_or_redirect(request, match_id, version=played.version)
 
 
 ACTIONS = {

@@ -115,8 +115,11 @@ def test_an_sse_message_gives_every_line_its_own_data_field() -> None:
     assert sse_message("live", 7, "<a>\n<b>") == b"id: 7\nevent: live\ndata: <a>\ndata: <b>\n\n"
 
 
-def stream_events(url: str, client: httpx.Client, found: list[tuple[str, int, str]], wanted: int) -> None:
-    """Collect (event, id, data) until ``wanted`` events of each kind it gets (or 10 s)."""
+def stream_events(
+    url: str, client: httpx.Client, found: list[tuple[str, int, str]], wanted: int, needs: str = "changed"
+) -> None:
+    """Collect (event, id, data) until ``wanted`` events of each kind it gets, ``needs``
+    among them (or 10 s)."""
     with client.stream("GET", url, timeout=10) as response:
         event, ident, data = "", 0, []
         deadline = time.monotonic() + 10
@@ -131,7 +134,7 @@ def stream_events(url: str, client: httpx.Client, found: list[tuple[str, int, st
                 found.append((event, ident, "\n".join(data)))
                 event, data = "", []
                 kinds = {e[0] for e in found}
-                if all(sum(1 for e in found if e[0] == k) >= wanted for k in kinds | {"changed"}):
+                if all(sum(1 for e in found if e[0] == k) >= wanted for k in kinds | {needs}):
                     return
                 if time.monotonic() > deadline:
                     return
@@ -144,9 +147,9 @@ def test_thirty_spectators_cost_one_render_per_version_and_an_api_client_gets_no
     renders: list[str] = []
     real = events_route.spectator_view
 
-    def counted(request, match_id, lang):  # type: ignore[no-untyped-def]
+    def counted(request, match_id, version, lang):  # type: ignore[no-untyped-def]
         renders.append(lang)
-        return real(request, match_id, lang)
+        return real(request, match_id, version, lang)
 
     monkeypatch.setattr(events_route, "spectator_view", counted)
     alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
@@ -194,6 +197,49 @@ def test_thirty_spectators_cost_one_render_per_version_and_an_api_client_gets_no
     ]
 
 
+def test_a_page_move_reads_the_match_once_for_every_view_of_its_version(
+    app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mover's answer, the opponent's event and a spectator's event all show the same
+    version: one read of the match serves the three renders (each read it before)."""
+    base, application = app_in_thread
+    matches = application.state.matches
+    reads: list[str] = []
+    real_view = matches.view
+
+    def counted(match_id, at=None):  # type: ignore[no-untyped-def]
+        reads.append(match_id)
+        return real_view(match_id, at)
+
+    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
+    match_id = created.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
+    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+    url = f"{base}/matches/{match_id}/events?view=live&since={version}"
+    heard: list[list[tuple[str, int, str]]] = [[], []]
+    pages = (httpx.Client(cookies=bob.cookies), httpx.Client())  # the opponent's, a spectator's
+    streams = [
+        threading.Thread(target=stream_events, args=(url, page, found, 1, "live"))
+        for page, found in zip(pages, heard, strict=True)
+    ]
+    monkeypatch.setattr(matches, "view", counted)
+    for thread in streams:
+        thread.start()
+    time.sleep(0.5)  # both streams subscribed
+    answer = alice.post(
+        f"/matches/{match_id}/moves", data={"move": "d1", "ply": "0"}, headers={"HX-Request": "true"}
+    )
+    assert answer.status_code == 200 and 'data-ply="1"' in answer.text
+    for thread in streams:
+        thread.join(timeout=15)
+    opponent, spectator = ([e for e in found if e[0] == "live"] for found in heard)
+    assert [ident for _e, ident, _d in opponent] == [version + 1]
+    assert [ident for _e, ident, _d in spectator] == [version + 1]
+    assert "(you)" in opponent[0][2] and "(you)" not in spectator[0][2]
+    assert reads == [match_id]
+
+
 def test_a_spectator_view_late_in_a_match_parses_no_more_positions_than_early(
     app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -221,8 +267,9 @@ def test_a_spectator_view_late_in_a_match_parses_no_more_positions_than_early(
             "query_string": b"view=live",
             "headers": [(b"host", b"testserver")],
         }
+        version = TestClient(app).get(f"/api/matches/{match_id}").json()["version"]
         parsed.clear()
-        events_route.spectator_view(Request(scope), match_id, "en")
+        events_route.spectator_view(Request(scope), match_id, version, "en")
         pushed = len(parsed)
         parsed.clear()
         # The same partial fetched by a browser without a seat.
