@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
 import re
 import threading
 import time
@@ -374,3 +375,24 @@ def test_players_get_their_own_view_in_the_event_and_the_movers_is_its_answers_r
     assert 'data-my-turn="true"' in bob_view[2] and 'data-seat="b"' in bob_view[2]
     assert 'data-my-turn="false"' in alice_view[2] and 'data-seat="w"' in alice_view[2]
     assert renders == [match_id, match_id]  # one for each browser, none twice
+
+
+def test_a_render_asks_the_file_system_nothing(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Templates are loaded once: a view rendered again looks up no file's modification
+    time (Jinja's default did so for every template a render used)."""
+    match_id = started(alice, bob)
+    play(alice, match_id, MORRIS_WIN[0])
+    assert alice.get(f"/matches/{match_id}/live").status_code == 200
+    looked: list[str] = []
+    real = os.path.getmtime
+
+    def counted(path):  # type: ignore[no-untyped-def]
+        looked.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(os.path, "getmtime", counted)
+    page = bob.get(f"/matches/{match_id}/live")
+    assert page.status_code == 200 and 'data-ply="1"' in page.text
+    assert looked == []
