@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 import app.routes.events as events_route
 import games
 from app.fanout import Shared, sse_message
+from app.web import templates
 from tests.app.helpers import MORRIS_WIN, play, started
 
 T = TypeVar("T")
@@ -198,6 +199,44 @@ def test_thirty_spectators_cost_one_render_per_version_and_an_api_client_gets_no
     ]
 
 
+def page_move_watched(base: str, counters: list[list[str]]) -> tuple[str, list[str]]:
+    """A page's first move with the opponent's page and a spectator's open on the match:
+    the match id and the three views of the move's version (the mover's answer, the
+    opponent's and the spectator's ``live`` events). ``counters`` are emptied once both
+    streams have caught up, just before the move."""
+    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
+    match_id = created.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
+    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+    url = f"{base}/matches/{match_id}/events?view=live"
+    heard: list[list[tuple[str, int, str]]] = [[], []]
+    pages = (httpx.Client(cookies=bob.cookies), httpx.Client())  # the opponent's, a spectator's
+    streams = [
+        threading.Thread(target=stream_events, args=(url, page, found, 2, "live"))
+        for page, found in zip(pages, heard, strict=True)
+    ]
+    for thread in streams:
+        thread.start()
+    deadline = time.monotonic() + 15
+    while not all(any(e[0] == "live" for e in found) for found in heard):  # caught up: subscribed
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    for counter in counters:
+        counter.clear()
+    answer = alice.post(
+        f"/matches/{match_id}/moves", data={"move": "d1", "ply": "0"}, headers={"HX-Request": "true"}
+    )
+    assert answer.status_code == 200 and 'data-ply="1"' in answer.text
+    for thread in streams:
+        thread.join(timeout=15)
+    opponent, spectator = ([e for e in found if e[0] == "live"] for found in heard)
+    assert [ident for _e, ident, _d in opponent] == [version, version + 1]
+    assert [ident for _e, ident, _d in spectator] == [version, version + 1]
+    assert "(you)" in opponent[-1][2] and "(you)" not in spectator[-1][2]
+    return match_id, [answer.text, opponent[-1][2], spectator[-1][2]]
+
+
 def test_a_page_move_reads_the_match_once_for_every_view_of_its_version(
     app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -212,33 +251,34 @@ def test_a_page_move_reads_the_match_once_for_every_view_of_its_version(
         reads.append(match_id)
         return real_view(match_id, at)
 
-    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
-    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
-    match_id = created.json()["id"]
-    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
-    version = alice.get(f"/api/matches/{match_id}").json()["version"]
-    url = f"{base}/matches/{match_id}/events?view=live&since={version}"
-    heard: list[list[tuple[str, int, str]]] = [[], []]
-    pages = (httpx.Client(cookies=bob.cookies), httpx.Client())  # the opponent's, a spectator's
-    streams = [
-        threading.Thread(target=stream_events, args=(url, page, found, 1, "live"))
-        for page, found in zip(pages, heard, strict=True)
-    ]
     monkeypatch.setattr(matches, "view", counted)
-    for thread in streams:
-        thread.start()
-    time.sleep(0.5)  # both streams subscribed
-    answer = alice.post(
-        f"/matches/{match_id}/moves", data={"move": "d1", "ply": "0"}, headers={"HX-Request": "true"}
-    )
-    assert answer.status_code == 200 and 'data-ply="1"' in answer.text
-    for thread in streams:
-        thread.join(timeout=15)
-    opponent, spectator = ([e for e in found if e[0] == "live"] for found in heard)
-    assert [ident for _e, ident, _d in opponent] == [version + 1]
-    assert [ident for _e, ident, _d in spectator] == [version + 1]
-    assert "(you)" in opponent[0][2] and "(you)" not in spectator[0][2]
+    match_id, _views = page_move_watched(base, [reads])
     assert reads == [match_id]
+
+
+def test_a_page_move_renders_its_move_list_once_for_every_view(
+    app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The move list is the same for the mover, the opponent and the spectators (same
+    version, ply and language), and the part of a view that grows with the game: it is
+    rendered once for the three views (once each before), and each view shows it."""
+    base, _application = app_in_thread
+    asked: list[str] = []
+    real = templates.env.get_template
+
+    def counted(name, *args, **kwargs):  # type: ignore[no-untyped-def]
+        asked.append(name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(templates.env, "get_template", counted)
+    _match_id, views = page_move_watched(base, [asked])
+    assert asked.count("partials/moves.html") == 1
+    for html in views:
+        assert re.search(
+            r'<section class="moves"[^>]*>\s*<ol class="move-list">\s*<li><span class="num">1\.</span>'
+            r'<a href="[^"]+\?at=1" data-at="1" class="mv current">d1</a></li>',
+            html,
+        ), html
 
 
 def test_a_spectator_view_late_in_a_match_parses_no_more_positions_than_early(
