@@ -14,7 +14,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
 import games
-from app import fragments, i18n, texts
+from app import board_markup, fragments, i18n, texts
 from app.accounts.identity import signed_in
 from app.config import ROOT, Settings
 from app.services import clocks
@@ -137,6 +137,7 @@ templates.env.globals["LANGUAGES"] = i18n.LANGUAGES
 templates.env.globals["static_url"] = static_url
 templates.env.globals["computer_level_name"] = texts.computer_name
 fragments.register(templates.env.globals)
+board_markup.register(templates.env.globals)
 
 
 @pass_context

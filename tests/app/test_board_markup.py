@@ -1,0 +1,56 @@
+"""The board templates' per-point attributes (app/board_markup.py), which were Jinja
+macros: the same text, and every value from outside escaped for an attribute."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from markupsafe import Markup
+
+from app.board_markup import board_a11y, point_a11y, point_class, tap_attrs
+
+
+def view(**fields: object) -> SimpleNamespace:
+    base: dict[str, object] = {"targets": frozenset(), "chosen": (), "last": (), "extra": {}}
+    return SimpleNamespace(**{**base, **fields})
+
+
+def test_a_point_out_of_reach_has_no_tap_attributes_and_one_in_reach_is_focusable() -> None:
+    assert tap_attrs(None, view(targets={"a1"}), "b2") == ""
+    assert tap_attrs(None, view(targets={"a1"}), "a1") == 'tabindex="0"'
+
+
+def test_the_analysis_boards_tap_asks_for_the_board_after_the_taps_escaped() -> None:
+    shown = view(targets={"c3"}, chosen=("a1", "b2"), extra={"tap_url": '/analysis/x"><script>/board'})
+    html = tap_attrs(None, shown, "c3")
+    assert isinstance(html, Markup)
+    assert html == (
+        'tabindex="0" hx-get="/analysis/x&#34;&gt;&lt;script&gt;/board" hx-target="#analysis-board" '
+        'hx-swap="outerHTML" hx-include="#variation-state" hx-vals=\'{"taps": "a1 b2 c3"}\''
+    )
+
+
+def test_a_points_classes_say_its_state_in_order() -> None:
+    shown = view(targets={"a1"}, chosen=("a1",), last=("a1",), extra={"hint": ("a1",)})
+    assert point_class(shown, "a1") == " target chosen last hint"
+    assert point_class(view(last=("b2",)), "b2") == " last"
+    assert point_class(view(), "b2") == ""
+
+
+def test_a_points_words_are_escaped_and_its_role_follows_whether_it_can_be_acted_on() -> None:
+    labels = {"a1": 'a1, "white" <man> & co\'s'}
+    html = point_a11y("a1", labels, actionable={"next": {}})
+    assert html == (
+        'id="pt-a1" role="button" aria-label="a1, &#34;white&#34; &lt;man&gt; &amp; co&#39;s" '
+        'data-label="a1, &#34;white&#34; &lt;man&gt; &amp; co&#39;s"'
+    )
+    assert point_a11y("b2", None, actionable=None) == 'id="pt-b2" role="img" aria-label="b2" data-label="b2"'
+
+
+def test_the_boards_keyboard_map_is_json_safe_inside_single_quotes() -> None:
+    html = board_a11y({"b'1": ["<a>", None]}, lambda words: {"selected": 'chosen "now"'}.get(words, words))
+    assert html == (
+        'role="group" aria-describedby="board-help" '
+        'data-nav=\'{"b\\u00271": ["\\u003ca\\u003e", null]}\' data-said-target="can be tapped" '
+        'data-said-chosen="chosen &#34;now&#34;" data-said-last="last move"'
+    )
