@@ -8,6 +8,7 @@ with the viewer's ``gettext`` (``tr``); Spanish is in app/translations/es.po.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -118,7 +119,15 @@ def navigation(game_name: str, board: dict[str, Any]) -> dict[str, list[str | No
     the drawn lines only.
     """
     points = board_points(game_name, board)
-    where = {p["name"]: (float(p["x"]), float(p["y"])) for p in points}
+    return _navigation(game_name, tuple((p["name"], float(p["x"]), float(p["y"])) for p in points))
+
+
+@functools.lru_cache(maxsize=512)
+def _navigation(game_name: str, placed: tuple[tuple[str, float, float], ...]) -> dict[str, list[str | None]]:
+    # Kept per drawing: a board's points and where they are drawn (all but Bilsang's are
+    # the same in every position), so each view does not search them again. The map is
+    # shared: callers only read it.
+    where = {name: (x, y) for name, x, y in placed}
     if game_name == "morris":
         from games.morris import NEIGHBOURS, POINTS
 

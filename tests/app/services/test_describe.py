@@ -86,6 +86,23 @@ def test_morris_moves_along_the_lines_and_grids_square_by_square() -> None:
     assert bashni["d2"] == ["d4", "f2", "c1", "b2"]  # same file or rank first, else the nearest
 
 
+def test_the_keyboard_map_follows_the_drawing_it_is_kept_for() -> None:
+    """The map is kept per drawing (points and where they are drawn): a board turned for
+    Black, or a Bilsang board whose universe spread out, gets its own map, not one kept
+    for another drawing."""
+    game = games.get("bashni")
+    turned = boards.board_data(boards.BoardView(game="bashni", state=game.initial(), flipped=True))
+    assert describe.navigation("bashni", board_of("bashni"))["d2"] == ["d4", "f2", "c1", "b2"]
+    assert describe.navigation("bashni", turned)["d2"] == ["c1", "b2", "d4", "f2"]  # up is down
+    bilsang = games.get("bilsang")
+    start = bilsang.initial()
+    spread = bilsang.apply(start, bilsang.legal_moves(start)[0])
+    for state in (start, spread):
+        board = boards.board_data(boards.BoardView(game="bilsang", state=state))
+        names = {p["name"] for p in describe.board_points("bilsang", board)}
+        assert set(describe.navigation("bilsang", board)) == names
+
+
 def test_moves_in_words() -> None:
     morris = games.get("morris")
     assert describe.move_words(morris, EN, morris.initial(), "a7") == "placed a piece on a7"
