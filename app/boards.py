@@ -6,6 +6,8 @@ player's taps into plain data for it, so templates hold no rules.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -306,6 +308,25 @@ def move_rows(game: Game, notations: list[str]) -> list[dict[str, Any]]:  # type
         {"number": start // per_row + 1, "cells": cells[start : start + per_row]}
         for start in range(0, len(cells), per_row)
     ]
+
+
+class MoveRows:
+    """``move_rows`` made when first read: a view whose move list is already rendered for
+    its version (app/fragments.py) never reads it, and it grows with the game."""
+
+    def __init__(self, game: Game, notations: list[str]) -> None:  # type: ignore[type-arg]
+        self.game = game
+        self.notations = notations
+
+    @functools.cached_property
+    def rows(self) -> list[dict[str, Any]]:
+        return move_rows(self.game, self.notations)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 def bilsang_hints(state: Any) -> list[str]:

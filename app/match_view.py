@@ -133,7 +133,7 @@ def match_context(
         click_tree=json.dumps(tree, separators=(",", ":")) if tree else "",
         step_hints=boards.STEP_HINTS,
         turn_hints=boards.bilsang_hints(state) if my_turn and game.name == "bilsang" else [],
-        move_rows=boards.move_rows(game, notations),
+        move_rows=boards.MoveRows(game, notations),
         last_steps=json.dumps(boards.move_steps(game, before, last_notation)),
         last_kind=boards.move_kind(game.name, before, state, last_notation),
         low_time_said=low_time_said,

@@ -18,6 +18,7 @@ from fastapi.testclient import TestClient
 
 import app.routes.events as events_route
 import games
+from app import boards
 from app.fanout import Shared, sse_message
 from app.web import templates
 from tests.app.helpers import MORRIS_WIN, play, started
@@ -271,8 +272,18 @@ def test_a_page_move_renders_its_move_list_once_for_every_view(
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(templates.env, "get_template", counted)
-    _match_id, views = page_move_watched(base, [asked])
+    # Its rows too are made once, by that render, not by each view's context.
+    made: list[int] = []
+    real_rows = boards.move_rows
+
+    def rows_counted(game, notations):  # type: ignore[no-untyped-def]
+        made.append(len(notations))
+        return real_rows(game, notations)
+
+    monkeypatch.setattr(boards, "move_rows", rows_counted)
+    _match_id, views = page_move_watched(base, [asked, made])
     assert asked.count("partials/moves.html") == 1
+    assert made == [1]
     for html in views:
         assert re.search(
             r'<section class="moves"[^>]*>\s*<ol class="move-list">\s*<li><span class="num">1\.</span>'
