@@ -99,7 +99,11 @@ def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transact
         monkeypatch.setattr(app.state.matches, "move_on_loop", elsewhere)
 
     def counted(*_args: object) -> None:
-        checkouts.append(1)
+        # Only the moves' own threads: the app's workers poll the database once a second
+        # from threads of their own, and one such poll fell inside the two moves on a
+        # loaded CI machine (3 checkouts counted, 2 of them the moves').
+        if threading.current_thread().name.startswith("db-moves"):
+            checkouts.append(1)
 
     with psycopg.connect(url, autocommit=True) as listener:
         listener.execute(f"LISTEN {CHANNEL}")
