@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from jinja2 import pass_context
 from jinja2.runtime import Context
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 #: Enough for the versions that streams catch up on in a busy process (a few per match).
 SIZE = 1024
@@ -51,5 +51,21 @@ def move_list(context: Context) -> Markup:
     return html
 
 
+def move_items(rows: Iterable[Mapping[str, Any]], match_id: str, shown_ply: int) -> Markup:
+    """The move list's rows (``<li>``, a link a move), written in Python: a Jinja loop cost
+    about 0.8 ms for the 200 links of a long game, a tenth of that here."""
+    match = escape(match_id)
+    items = []
+    for row in rows:
+        cells = "".join(
+            f'<a href="/matches/{match}?at={ply}" data-at="{ply}" '
+            f'class="mv{" current" if ply == shown_ply else ""}">{escape(notation)}</a>'
+            for ply, notation in row["cells"]
+        )
+        items.append(f'<li><span class="num">{row["number"]}.</span>{cells}</li>\n    ')
+    return Markup("".join(items))
+
+
 def register(globals_: dict[str, Any]) -> None:
     globals_["move_list"] = move_list
+    globals_["move_items"] = move_items
