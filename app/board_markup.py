@@ -1,10 +1,10 @@
 """The board templates' attributes of one point, written in Python.
 
 They were Jinja macros (``boards/macros.html``, ``partials/a11y_point.html``), called three
-times for each point of a board: a macro call costs Jinja a new context and a capture,
-about 15 µs, which made them most of a board's render and a board most of a match view
-(issue 28). The same text, escaped the same way, from plain functions (f-strings and ``escape``:
-``Markup.format`` runs Python's pure-Python formatter, 40 µs a call).
+times for each point of a board, and a macro call costs Jinja a new context and a capture:
+as functions, a Morris view renders in 0.97 ms instead of 1.21 (issue 28). The same text,
+escaped the same way (f-strings and ``escape``; ``Markup.format`` would run Python's
+pure-Python formatter, 40 µs a call).
 """
 
 from __future__ import annotations
