@@ -143,6 +143,16 @@ def stream_events(
                     return
 
 
+def morris_between_ann_and_ben(base: str) -> tuple[httpx.Client, httpx.Client, str, int]:
+    """Two browsers of the live server at ``base`` seated at a new Morris match: Ann (white,
+    to move) and Ben; the match id and its version."""
+    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
+    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
+    match_id = created.json()["id"]
+    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
+    return alice, bob, match_id, alice.get(f"/api/matches/{match_id}").json()["version"]
+
+
 def test_thirty_spectators_cost_one_render_per_version_and_an_api_client_gets_none(
     app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -155,11 +165,7 @@ def test_thirty_spectators_cost_one_render_per_version_and_an_api_client_gets_no
         return real(request, match_id, version, lang)
 
     monkeypatch.setattr(events_route, "spectator_view", counted)
-    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
-    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
-    match_id = created.json()["id"]
-    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
-    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+    alice, bob, match_id, version = morris_between_ann_and_ben(base)
     url = f"{base}/matches/{match_id}/events?view=live"
 
     received: list[list[tuple[str, int, str]]] = [[] for _ in range(30)]
@@ -200,16 +206,12 @@ def test_thirty_spectators_cost_one_render_per_version_and_an_api_client_gets_no
     ]
 
 
-def page_move_watched(base: str, counters: list[list[str]]) -> tuple[str, list[str]]:
+def page_move_watched(base: str, counters: list[list[Any]]) -> tuple[str, list[str]]:
     """A page's first move with the opponent's page and a spectator's open on the match:
     the match id and the three views of the move's version (the mover's answer, the
     opponent's and the spectator's ``live`` events). ``counters`` are emptied once both
     streams have caught up, just before the move."""
-    alice, bob = httpx.Client(base_url=base), httpx.Client(base_url=base)
-    created = alice.post("/api/matches", json={"game": "morris", "name": "Ann", "side": "first"})
-    match_id = created.json()["id"]
-    bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).raise_for_status()
-    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+    alice, bob, match_id, version = morris_between_ann_and_ben(base)
     url = f"{base}/matches/{match_id}/events?view=live"
     heard: list[list[tuple[str, int, str]]] = [[], []]
     pages = (httpx.Client(cookies=bob.cookies), httpx.Client())  # the opponent's, a spectator's
