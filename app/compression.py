@@ -13,6 +13,7 @@ it goes, each part flushed, so nothing waits for the end.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
@@ -36,7 +37,7 @@ COMPRESSIBLE = frozenset(
     }
 )
 #: Below one TCP segment's payload (about 1460 bytes) a smaller body saves no round trip;
-#: 1 KiB keeps a move's small JSON answer (the hot path) out of the compressor.
+#: 1 KiB keeps small answers (a refusal, most JSON) out of the compressor.
 MIN_BYTES = 1024
 #: Brotli's quality 4 is faster than gzip's 6 and still smaller; 11 would cost 50 times
 #: the CPU on every page. Static files are fetched once a year per browser anyway.
@@ -107,13 +108,23 @@ def _with_vary(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
 
 
 class Compression:
-    """The ASGI layer: wrap the app, and every HTTP response passes through ``send`` below."""
+    """The ASGI layer: wrap the app, and every HTTP response passes through ``send`` below.
 
-    def __init__(self, app: ASGIApp) -> None:
+    ``identity_paths``: paths (patterns matched whole) whose answers always go out as the
+    app made them, with no ``Vary`` added since they do not vary: the move's two JSON
+    calls. Their answers are the hot path's, and under one initial congestion window
+    (ten segments, about 14 KB), where compressing saves bytes but no round trip; yet a
+    move's answer grows past ``MIN_BYTES`` with its list of moves (2 KB at ply 200), and
+    compressing it cost about 0.1 ms of a 1.4 ms move late in a game (docs/benchmarks.md,
+    "The move's answer left uncompressed").
+    """
+
+    def __init__(self, app: ASGIApp, identity_paths: tuple[re.Pattern[str], ...] = ()) -> None:
         self.app = app
+        self.identity_paths = identity_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or any(p.fullmatch(scope["path"]) for p in self.identity_paths):
             await self.app(scope, receive, send)
             return
         accept = b""

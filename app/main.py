@@ -69,7 +69,7 @@ from app.routes import (
     records,
     typed,
 )
-from app.routes.move_calls import MoveCalls
+from app.routes.move_calls import LEGAL_PATH, MOVES_PATH, MoveCalls
 from app.security import Hardening, Scope
 from app.seeks import routes as seeks
 from app.services.cleanup import Cleanup
@@ -263,7 +263,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     )
     if settings.compression:
         # Outermost: it sees the final headers, and Hardening's own answers (a 500 page) too.
-        app.add_middleware(Compression)
+        app.add_middleware(Compression, identity_paths=(LEGAL_PATH, MOVES_PATH))
     return app
 
 
