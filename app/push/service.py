@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,6 +12,7 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, delete, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db import read_session
 from app.push.allowlist import check_endpoint
 from app.push.models import PushJob, PushSubscription
 from app.services.errors import Conflict
@@ -52,17 +54,30 @@ class PushService:
         #: Whether any browser subscribes at all, as this process last saw it (refreshed
         #: by the sender's poll, set at once by a subscription here): until one does, a
         #: change to a match costs no read for pushes (a read of the whole match per move
-        #: broke the move's constant work).
+        #: broke the move's constant work). A first subscription made by another process
+        #: is seen here at the sender's next poll (2 s); after that it stays true.
         self.anyone = False
+        #: Subscriptions begun in this process, under ``_anyone_lock`` with ``anyone``.
+        self._subscribed = 0
+        self._anyone_lock = threading.Lock()
 
     def refresh_anyone(self) -> None:
-        with self.sessions() as db:
-            self.anyone = db.scalar(select(PushSubscription.id).limit(1)) is not None
+        with self._anyone_lock:
+            subscribed = self._subscribed
+        with read_session(self.sessions) as db:
+            found = db.scalar(select(PushSubscription.id).limit(1)) is not None
+        with self._anyone_lock:
+            # A subscription begun here while this read ran may be missing from what it
+            # read: then "none" is stale, and writing it would skip the next move's push.
+            if found or self._subscribed == subscribed:
+                self.anyone = found
 
     def subscribe(self, token_hash: str, endpoint: str, p256dh: str, auth: str, lang: str) -> bool:
         """Store this browser's subscription (``True``: new); the same endpoint again is updated."""
         check_endpoint(endpoint, self.hosts())
-        self.anyone = True
+        with self._anyone_lock:
+            self._subscribed += 1
+            self.anyone = True
         with self.sessions.begin() as db:
             found = db.scalar(select(PushSubscription).where(PushSubscription.endpoint == endpoint))
             if found is not None and found.token_hash == token_hash:
