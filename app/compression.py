@@ -116,7 +116,7 @@ class Compression:
     (ten segments, about 14 KB), where compressing saves bytes but no round trip; yet a
     move's answer grows past ``MIN_BYTES`` with its list of moves (2 KB at ply 200), and
     compressing it cost about 0.1 ms of a 1.4 ms move late in a game (docs/benchmarks.md,
-    "The move's answer left uncompressed").
+    "The JSON move against the issue's 'today', and its answer left uncompressed").
     """
 
     def __init__(self, app: ASGIApp, identity_paths: tuple[re.Pattern[str], ...] = ()) -> None:

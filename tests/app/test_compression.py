@@ -7,7 +7,6 @@ browser receives: the encoding, the Vary header, and that the bytes decode to th
 from __future__ import annotations
 
 import gzip
-import random
 import re
 import socket
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from app.compression import MIN_BYTES, chosen_encoding
 from app.manage import migrate
 from app.static_files import IMMUTABLE, SHORT, STATIC_DIR, hashed_name
 from tests.app.conftest import database_url
+from tests.app.matches.test_constant_work import long_quiet_line
 from tests.live import LiveServer
 
 
@@ -101,25 +101,6 @@ def test_json_is_compressed_and_a_small_answer_is_not(server: LiveServer) -> Non
     assert small_body.startswith(b'{"detail"')
 
 
-def long_morris_line(plies: int) -> list[str]:
-    """A Morris line of ``plies`` moves after which the game goes on (seeded, so the same
-    every run): a removal when the quiet count nears its limit, else a quiet move."""
-    game = games.get("morris")
-    rng = random.Random(7)
-    state, history, line = game.initial(), [game.initial()], []
-    while len(line) < plies:
-        going = [
-            m for m in game.legal_moves(state) if game.outcome_after([*history, game.apply(state, m)]) is None
-        ]
-        assert going, f"the seeded line ends at ply {len(line)}"
-        calm = [m for m in going if "x" not in game.format_move(m)]
-        move = rng.choice(calm if calm and state.quiet < 90 else going)
-        line.append(game.format_move(move))
-        state = game.apply(state, move)
-        history.append(state)
-    return line
-
-
 def test_the_moves_json_calls_are_sent_as_they_are_other_answers_of_that_size_compressed(
     server: LiveServer,
 ) -> None:
@@ -131,7 +112,7 @@ def test_the_moves_json_calls_are_sent_as_they_are_other_answers_of_that_size_co
     created = alice.post("/api/matches", json={"game": "morris", "name": "Ana", "side": "first"})
     match_id = created.json()["id"]
     assert bob.post(f"/api/matches/{match_id}/join", json={"name": "Ben"}).status_code == 200
-    line = long_morris_line(90)
+    line = long_quiet_line(games.get("morris"), 90, seed=3)
     for ply, move in enumerate(line):
         legal = (alice if ply % 2 == 0 else bob).get(f"/api/matches/{match_id}/legal")
         assert legal.status_code == 200 and move in legal.json()["moves"]
