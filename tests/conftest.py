@@ -12,3 +12,6 @@ settings.register_profile(
 )
 settings.register_profile("thorough", deadline=None, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Each PostgreSQL test database is dropped when the fixture or test that made it ends.
+pytest_plugins = ["tests.pg_cleanup", "pytester"]

@@ -2,10 +2,11 @@
 
 TEST_DATABASE_URL names a PostgreSQL server and a role that may create databases,
 e.g. ``postgresql+psycopg://tablero:tablero@127.0.0.1:54329/postgres`` (.ci/run starts
-one). Every test gets a database of its own, made here and dropped when the test
-process ends: ``fresh_database`` an empty one (the caller applies the migrations),
-``migrated_database`` a copy of one migrated once per test process (``CREATE DATABASE
-… TEMPLATE``, cheaper than running the migrations again).
+one). Every test gets a database of its own, made here: ``fresh_database`` an empty
+one (the caller applies the migrations), ``migrated_database`` a copy of one migrated
+once per test process (``CREATE DATABASE … TEMPLATE``, cheaper than running the
+migrations again). tests/pg_cleanup.py drops each when the fixture or test that made it
+ends; what is left (the template) is dropped when the test process ends.
 """
 
 from __future__ import annotations
@@ -81,15 +82,66 @@ def migrated_database(server_url: str) -> str:
     return fresh_database(server_url, template=_template[0])
 
 
-def drop_created() -> None:
-    """Drop the databases this process made (best effort: a failure only leaves one behind)."""
-    while _created:
-        server, name = _created.pop()
+def created() -> list[str]:
+    """The names of the databases this process made and has not dropped, the template
+    (which later copies need) left out."""
+    return [name for _, name in _created if name not in _template]
+
+
+def drop(names: list[str]) -> None:
+    """Drop these databases of this process's (best effort: a failure only leaves one
+    behind, for the sweep of a later run). ``WITH (FORCE)`` ends what is still connected."""
+    wanted = set(names)
+    for server, name in [entry for entry in _created if entry[1] in wanted]:
+        _created.remove((server, name))
         try:
             with _connect(server) as conn:
                 conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
         except psycopg.Error:
             pass
+
+
+def drop_created() -> None:
+    """Drop every database this process made, the template too (at exit)."""
+    drop([name for _, name in _created])
+
+
+def sweep_abandoned(server_url: str) -> list[str]:
+    """Drop the test databases that a test process of this machine made and could not
+    drop because it was killed (its pid, in the name, no longer runs); their names.
+
+    Without this, every killed run left its databases on the server for good: a
+    reused CI server once held 8,556 of them, 75 GB, and filled the disk."""
+    server = maintenance_url(server_url)
+    with _connect(server) as conn:
+        names = [
+            row[0]
+            for row in conn.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE 'tablero\\_test\\_%'"
+            ).fetchall()
+        ]
+    abandoned = []
+    for name in names:
+        pid = name.split("_")[2]
+        if pid.isdigit() and not _running(int(pid)):
+            abandoned.append(name)
+    for name in abandoned:
+        try:
+            with _connect(server) as conn:
+                conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        except psycopg.Error:
+            pass
+    return abandoned
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process: running
+    return True
 
 
 def terminate_connections(url: URL) -> int:
