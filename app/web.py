@@ -14,7 +14,7 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import pass_context
 
 import games
-from app import board_markup, fragments, i18n, texts
+from app import board_markup, fragments, i18n, template_env, texts
 from app.accounts.identity import signed_in
 from app.config import ROOT, Settings
 from app.services import clocks
@@ -128,7 +128,7 @@ def seat_name(context: Any, seat: Any, game_name: str) -> str:
     return texts.seat_name(game_name, seat, context["_"])
 
 
-templates = Jinja2Templates(directory=str(ROOT / "templates"))
+templates = Jinja2Templates(env=template_env.environment(str(ROOT / "templates")))
 # Templates are read once per process, like the static files (``make run`` does not reload
 # either): with Jinja's default, every render looked up the modification time of each
 # template it used, a file system call per include, 8 % of the server's time in a page move.
