@@ -3,11 +3,12 @@ macros: the same text, and every value from outside escaped for an attribute."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import SimpleNamespace
 
 from markupsafe import Markup
 
-from app.board_markup import board_a11y, point_a11y, point_class, tap_attrs
+from app.board_markup import board_a11y, morris_points, point_a11y, point_class, tap_attrs
 
 
 def view(**fields: object) -> SimpleNamespace:
@@ -54,3 +55,71 @@ def test_the_boards_keyboard_map_is_json_safe_inside_single_quotes() -> None:
         'data-nav=\'{"b\\u00271": ["\\u003ca\\u003e", null]}\' data-said-target="can be tapped" '
         'data-said-chosen="chosen &#34;now&#34;" data-said-last="last move"'
     )
+
+
+# The Jinja loop morris_points and morris_frame replaced (issue 28), kept beside this
+# file as the statement of what they must write.
+MORRIS_LOOP = (Path(__file__).parent / "morris_loop.html").read_text().removesuffix("\n")
+MORRIS_NOW = """\
+  {{ morris_frame(board.lines) }}
+  {{ morris_points(board.points, view, point_labels, click_tree, match, to_move) }}"""
+
+
+def morris_positions(seeds: range = range(5, 9)) -> list[object]:
+    """Positions of seeded random games, from the first placement to moving and flying
+    stones, to each game's end."""
+    import random
+
+    import games
+
+    game = games.get("morris")
+    seen = []
+    for seed in seeds:
+        state, rng = game.initial(), random.Random(seed)
+        for _ in range(200):
+            seen.append(state)
+            moves = game.legal_moves(state)
+            if not moves:
+                break
+            state = game.apply(state, rng.choice(moves))
+    return seen
+
+
+def test_the_morris_points_are_written_as_the_jinja_loop_wrote_them() -> None:
+    from app import boards
+    from app.web import templates
+
+    loop, now = (templates.env.from_string(source) for source in (MORRIS_LOOP, MORRIS_NOW))
+    compared = 0
+    for index, state in enumerate(morris_positions()):
+        board = boards.board_data(boards.BoardView(game="morris", state=state))
+        for shown, tree, labels in (
+            (view(), "", None),
+            (view(targets={"a1", "d2"}, chosen=("a1",), last=("g7",)), '{"a1":{}}', {"a1": "a1, <empty>"}),
+            (view(targets={"b4"}, extra={"tap_url": "/analysis/1/board", "hint": ("b4",)}), '{"b4":{}}', {}),
+        ):
+            context = {
+                "board": board,
+                "view": shown,
+                "click_tree": tree,
+                "point_labels": labels,
+                "match": None,
+            }
+            context["to_move"] = ("w", "b", '"<x>')[index % 3]
+            assert now.render(context) == loop.render(context)
+            compared += 1
+    assert compared > 300
+
+
+def test_a_stone_is_drawn_on_its_point_and_a_ghost_only_where_the_mover_may_tap() -> None:
+    from app import boards
+
+    state = morris_positions()[9]
+    board = boards.board_data(boards.BoardView(game="morris", state=state))
+    stones = {p["name"]: p["piece"] for p in board["points"] if p["piece"]}
+    html = morris_points(board["points"], view(), None, "", None, "w")
+    assert html.count('class="piece side-') == len(stones) > 0
+    assert "ghost" not in html
+    with_tree = morris_points(board["points"], view(), None, '{"a1":{}}', None, "<b>")
+    assert with_tree.count('class="ghost side-&lt;b&gt;"') == 24 - len(stones)
+    assert html.count('<g class="point') == 24
