@@ -57,22 +57,20 @@ def test_the_boards_keyboard_map_is_json_safe_inside_single_quotes() -> None:
     )
 
 
-# The Jinja loop morris_points and morris_frame replaced (issue 28), kept beside this
-# file as the statement of what they must write.
-MORRIS_LOOP = (Path(__file__).parent / "morris_loop.html").read_text().removesuffix("\n")
-MORRIS_NOW = """\
-  {{ morris_frame(board.lines) }}
-  {{ morris_points(board.points, view, point_labels, click_tree, match, to_move) }}"""
+# The board templates as they were when their loops were Jinja's (issue 28), kept beside
+# this file as the statement of what the functions that replaced them must write.
+OLD_BOARDS = Path(__file__).parent / "old_boards"
+GAMES = ("morris", "bashni", "bobail", "bilsang")
 
 
-def morris_positions(seeds: range = range(5, 9)) -> list[object]:
-    """Positions of seeded random games, from the first placement to moving and flying
-    stones, to each game's end."""
+def positions(game_name: str, seeds: range = range(5, 9)) -> list[object]:
+    """Positions of seeded random games, each to its end or 200 plies: Morris's
+    placing, moving and flying, Bashni's columns and kings, Bilsang's drifting sea."""
     import random
 
     import games
 
-    game = games.get("morris")
+    game = games.get(game_name)
     seen = []
     for seed in seeds:
         state, rng = game.initial(), random.Random(seed)
@@ -85,36 +83,80 @@ def morris_positions(seeds: range = range(5, 9)) -> list[object]:
     return seen
 
 
-def test_the_morris_points_are_written_as_the_jinja_loop_wrote_them() -> None:
+def views(game_name: str, state: object, index: int) -> list[tuple[object, str, object]]:
+    """Three kinds of view of ``state`` (a spectator's; the mover's, with taps made;
+    the analysis board's, with a hint), each with its click tree and words."""
+    from app import boards
+
+    board = boards.board_data(boards.BoardView(game=game_name, state=state))
+    names = [cell["name"] for cell in board.get("points") or board.get("squares") or board["grid"]]
+    some = names[index % len(names)], names[(index * 7 + 3) % len(names)]
+    flipped = index % 2 == 1
+    ended = index % 5 == 0
+    kinds = [
+        (
+            boards.BoardView(game=game_name, state=state, flipped=flipped, position_text="p", ended=ended),
+            "",
+            None,
+        ),
+        (
+            boards.BoardView(
+                game=game_name,
+                state=state,
+                targets=frozenset(some),
+                chosen=some[:1],
+                last=some[1:],
+                flipped=flipped,
+                position_text='<p"s>',
+            ),
+            '{"a":{}}',
+            {some[0]: f'{some[0]}, <empty> & "x"'},
+        ),
+        (
+            boards.BoardView(
+                game=game_name,
+                state=state,
+                targets=frozenset(some[1:]),
+                extra={"tap_url": "/analysis/1/board", "hint": some[1:]},
+                flipped=not flipped,
+            ),
+            '{"b":{}}',
+            {},
+        ),
+    ]
+    return kinds
+
+
+def test_each_board_is_written_as_its_jinja_template_wrote_it() -> None:
     from app import boards
     from app.web import templates
 
-    loop, now = (templates.env.from_string(source) for source in (MORRIS_LOOP, MORRIS_NOW))
     compared = 0
-    for index, state in enumerate(morris_positions()):
-        board = boards.board_data(boards.BoardView(game="morris", state=state))
-        for shown, tree, labels in (
-            (view(), "", None),
-            (view(targets={"a1", "d2"}, chosen=("a1",), last=("g7",)), '{"a1":{}}', {"a1": "a1, <empty>"}),
-            (view(targets={"b4"}, extra={"tap_url": "/analysis/1/board", "hint": ("b4",)}), '{"b4":{}}', {}),
-        ):
-            context = {
-                "board": board,
-                "view": shown,
-                "click_tree": tree,
-                "point_labels": labels,
-                "match": None,
-            }
-            context["to_move"] = ("w", "b", '"<x>')[index % 3]
-            assert now.render(context) == loop.render(context)
-            compared += 1
-    assert compared > 300
+    for game_name in GAMES:
+        old = templates.env.from_string((OLD_BOARDS / f"{game_name}.html").read_text())
+        now = templates.get_template(f"boards/{game_name}.html")
+        for index, state in enumerate(positions(game_name)):
+            for shown, tree, labels in views(game_name, state, index):
+                context = {
+                    "view": shown,
+                    "board": boards.board_data(shown),
+                    "click_tree": tree,
+                    "point_labels": labels,
+                    "match": None,
+                    "to_move": ("w", "b", '"<x>')[index % 3],
+                    "last_steps": "[]",
+                    "board_nav": {"a": ["b"]},
+                    "_": lambda words: f"«{words}»",
+                }
+                assert now.render(context) == old.render(context), (game_name, index)
+                compared += 1
+    assert compared > 1000
 
 
 def test_a_stone_is_drawn_on_its_point_and_a_ghost_only_where_the_mover_may_tap() -> None:
     from app import boards
 
-    state = morris_positions()[9]
+    state = positions("morris")[9]
     board = boards.board_data(boards.BoardView(game="morris", state=state))
     stones = {p["name"]: p["piece"] for p in board["points"] if p["piece"]}
     html = morris_points(board["points"], view(), None, "", None, "w")
