@@ -15,13 +15,11 @@ import argparse
 import statistics
 import sys
 import time
-from typing import Any
 
 from harness import ROOT  # bench/ is on sys.path; it puts the checkout there too
 
-from app import boards
 from app.web import templates
-from tests.app.test_board_markup import GAMES, OLD_BOARDS, positions, views
+from tests.app.test_board_markup import GAMES, OLD_BOARDS, board_context, positions, views
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -34,17 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         spent: dict[str, list[float]] = {"old": [], "now": []}
         for index, state in enumerate(positions(game_name)):
             for shown, tree, labels in views(game_name, state, index)[:2]:
-                context: dict[str, Any] = {
-                    "view": shown,
-                    "board": boards.board_data(shown),
-                    "click_tree": tree,
-                    "point_labels": labels,
-                    "match": None,
-                    "to_move": "w",
-                    "last_steps": "[]",
-                    "board_nav": {},
-                    "_": str,
-                }
+                context = board_context(shown, tree, labels, "w")
                 for _ in range(args.reps):
                     for name, template in (("old", old), ("now", now)):
                         began = time.process_time()

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from markupsafe import Markup
 
 from app.board_markup import board_a11y, morris_points, point_a11y, point_class, tap_attrs
+from app.boards import BoardView
 
 
 def view(**fields: object) -> SimpleNamespace:
@@ -64,26 +65,17 @@ GAMES = ("morris", "bashni", "bobail", "bilsang")
 
 
 def positions(game_name: str, seeds: range = range(5, 9)) -> list[object]:
-    """Positions of seeded random games, each to its end or 200 plies: Morris's
-    placing, moving and flying, Bashni's columns and kings, Bilsang's drifting sea."""
-    import random
-
+    """Positions of seeded random games (tests/fuzz/strategies.playout), each to its end or
+    200 plies: Morris's placing, moving and flying, Bashni's columns and kings, Bilsang's
+    drifting sea."""
     import games
+    from tests.fuzz.strategies import playout
 
     game = games.get(game_name)
-    seen = []
-    for seed in seeds:
-        state, rng = game.initial(), random.Random(seed)
-        for _ in range(200):
-            seen.append(state)
-            moves = game.legal_moves(state)
-            if not moves:
-                break
-            state = game.apply(state, rng.choice(moves))
-    return seen
+    return [game.parse_position(text) for seed in seeds for text in playout(game_name, seed, 200)[0]]
 
 
-def views(game_name: str, state: object, index: int) -> list[tuple[object, str, object]]:
+def views(game_name: str, state: object, index: int) -> list[tuple[BoardView, str, object]]:
     """Three kinds of view of ``state`` (a spectator's; the mover's, with taps made;
     the analysis board's, with a hint), each with its click tree and words."""
     from app import boards
@@ -93,7 +85,7 @@ def views(game_name: str, state: object, index: int) -> list[tuple[object, str, 
     some = names[index % len(names)], names[(index * 7 + 3) % len(names)]
     flipped = index % 2 == 1
     ended = index % 5 == 0
-    kinds = [
+    return [
         (
             boards.BoardView(game=game_name, state=state, flipped=flipped, position_text="p", ended=ended),
             "",
@@ -124,11 +116,26 @@ def views(game_name: str, state: object, index: int) -> list[tuple[object, str, 
             {},
         ),
     ]
-    return kinds
+
+
+def board_context(shown: BoardView, tree: str, labels: object, to_move: str) -> dict[str, object]:
+    """What a board template reads, for a view of ``views``."""
+    from app import boards
+
+    return {
+        "view": shown,
+        "board": boards.board_data(shown),
+        "click_tree": tree,
+        "point_labels": labels,
+        "match": None,
+        "to_move": to_move,
+        "last_steps": "[]",
+        "board_nav": {"a": ["b"]},
+        "_": lambda words: f"«{words}»",
+    }
 
 
 def test_each_board_is_written_as_its_jinja_template_wrote_it() -> None:
-    from app import boards
     from app.web import templates
 
     compared = 0
@@ -137,17 +144,7 @@ def test_each_board_is_written_as_its_jinja_template_wrote_it() -> None:
         now = templates.get_template(f"boards/{game_name}.html")
         for index, state in enumerate(positions(game_name)):
             for shown, tree, labels in views(game_name, state, index):
-                context = {
-                    "view": shown,
-                    "board": boards.board_data(shown),
-                    "click_tree": tree,
-                    "point_labels": labels,
-                    "match": None,
-                    "to_move": ("w", "b", '"<x>')[index % 3],
-                    "last_steps": "[]",
-                    "board_nav": {"a": ["b"]},
-                    "_": lambda words: f"«{words}»",
-                }
+                context = board_context(shown, tree, labels, ("w", "b", '"<x>')[index % 3])
                 assert now.render(context) == old.render(context), (game_name, index)
                 compared += 1
     assert compared > 1000
