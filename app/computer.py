@@ -4,7 +4,7 @@ A match whose side to move is a computer seat has ``ai_turn_at`` set. Every app
 process runs one worker that claims such a match for a while (a lease in
 ``ai_claimed_until``, so a crashed process's work is picked up again), has a
 process pool compute the reply — the search is CPU-bound and must not block the
-event loop — and plays it through ``MatchService.computer_move`` like any move.
+event loop — and plays it through ``MatchService.play_computer`` like any move.
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ class ComputerWorker(JobWorker[Job]):
                 text = await asyncio.to_thread(
                     self.thinker, job.game, job.position, job.level, job.seed, job.history, job.seconds
                 )
-            await asyncio.to_thread(self.matches.computer_move, job.match_id, text, job.ply)
+            await self.matches.play_computer(job.match_id, text, job.ply)
         except ServiceError as exc:
             # The match moved on meanwhile (a resignation, say): nothing to play.
             log.info("computer move for %s not played: %s", job.match_id, exc)

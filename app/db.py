@@ -8,13 +8,11 @@ import functools
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-import psycopg
-from psycopg_pool import AsyncConnectionPool
 from sqlalchemy import Connection, Dialect, Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import make_url
@@ -239,74 +237,6 @@ class LoopReads:
             # Closing from another thread: only at shutdown, when no reads run.
             with contextlib.suppress(sqlite3.Error):
                 connection.close()
-
-
-class ReadElsewhere(Exception):
-    """Work on the event loop could not be done now: do it through a worker thread."""
-
-
-class PgLoopPool:
-    """PostgreSQL: psycopg's own asynchronous pool of autocommit connections, for the
-    work awaited on the event loop without the hand-over to a worker thread and without
-    SQLAlchemy: ``GET /legal``'s one-row read (``first``) and a player's move
-    (``MatchService.move_on_loop``, which sends its own ``BEGIN`` and ``COMMIT``).
-
-    The hand-over and SQLAlchemy's execution of a one-row read cost about 0.7 ms of CPU
-    here against 0.2 ms through this pool (docs/benchmarks.md, issue 16). The pool is
-    small (``SIZE``) and separate from SQLAlchemy's: no connection free within
-    ``WAIT_SECONDS``, or a read that fails (the server restarting, say), raises
-    ``ReadElsewhere``, and the caller works through its worker thread, whose errors the
-    app answers as usual (a 503 while the database is away). Waiting is cheaper than
-    that hand-over, so under load a call waits for its turn here rather than leave soon
-    (under the load benchmark, 0.05 s sent 18 % of the moves to the threads, 0.5 s only
-    the 1 % that end a game, which the ladder's finish hook takes there).
-    """
-
-    SIZE = 12
-    WAIT_SECONDS = 0.5
-
-    def __init__(self, conninfo: str) -> None:
-        self.pool = AsyncConnectionPool(
-            conninfo, min_size=1, max_size=self.SIZE, open=False, kwargs={"autocommit": True}
-        )
-
-    @classmethod
-    def of(cls, engine: Engine) -> PgLoopPool | None:
-        """For a PostgreSQL engine (its URL as libpq's); else None."""
-        if engine.dialect.name != "postgresql":
-            return None
-        return cls(engine.url.set(drivername="postgresql").render_as_string(hide_password=False))
-
-    async def open(self) -> None:
-        """Opens the pool on the running loop; its connections are made in the background."""
-        await self.pool.open(wait=False)
-
-    async def first(self, sql: str, parameters: dict[str, Any]) -> tuple[Any, ...] | None:
-        """The row of ``sql`` (pyformat parameters, at most one row), or None."""
-        try:
-            async with self.connection() as connection:
-                cursor = await connection.execute(sql, parameters)
-                return await cursor.fetchone()
-        except psycopg.Error as exc:  # the read failed: the worker thread reads anew
-            raise ReadElsewhere(str(exc)) from exc
-
-    @contextlib.asynccontextmanager
-    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
-        """A connection of the pool, in autocommit; ``ReadElsewhere`` if none is free now
-        (or the pool is closed). What goes wrong while it is held is the caller's; the
-        pool checks it on its return (one left in a transaction is rolled back, a
-        broken one replaced)."""
-        try:
-            connection = await self.pool.getconn(timeout=self.WAIT_SECONDS)
-        except psycopg.Error as exc:  # PoolTimeout and PoolClosed among them
-            raise ReadElsewhere(str(exc)) from exc
-        try:
-            yield connection
-        finally:
-            await self.pool.putconn(connection)
-
-    async def close(self) -> None:
-        await self.pool.close()
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

@@ -34,7 +34,7 @@ from app.chat.service import ChatService
 from app.compression import Compression
 from app.computer import ComputerWorker
 from app.config import ROOT, Settings
-from app.db import Lanes, make_engine, make_sessionmaker, unavailable
+from app.db import make_engine, make_sessionmaker, unavailable
 from app.deadlines import DeadlineWorker
 from app.events import Broker
 from app.heartbeat import Heartbeat
@@ -150,7 +150,6 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.state.settings = settings
     app.state.engine = engine
     app.state.sessions = sessions
-    app.state.lanes = Lanes(engine)
     app.state.broker = broker
     deadlines: DeadlineWorker | None = None
     computer: ComputerWorker | None = None
@@ -182,6 +181,7 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
         wake_computer=wake_computer,
     )
     matches = MatchService(sessions, port, clock=clock or now)
+    app.state.lanes = matches.lanes
     deadlines = DeadlineWorker(sessions, matches, clock=clock or now)
     computer = ComputerWorker(
         sessions,

@@ -16,13 +16,14 @@ from datetime import datetime
 from sqlalchemy import Engine, and_, func, or_, select
 from sqlalchemy.orm import Session, joinedload, raiseload, sessionmaker
 
-from app.db import LoopReads, PgLoopPool, reading
+from app.db import Lanes, LoopReads, reading
 from app.matches.clock import clock_of, settle_turn, stop_clock, time_control_of, time_is_up
 from app.matches.events import Publisher
 from app.matches.judge import require_playing
 from app.matches.model import FinishHook, TimeUp, Viewed, aware, engine_for, now, other_side, seat_of
 from app.matches.statements import READ_FOR_LEGAL, DriverStatements, LoopStatements, statements_for
 from app.models import Match, MoveRecord, Seat
+from app.pg_loop import PgLoopPool
 from app.ratings.service import changes_of
 from app.services import clocks as timing
 from app.services.errors import Conflict, Forbidden, NotFound
@@ -58,6 +59,8 @@ class Core:
         #: The move path works on plain connections of the sessions' engine.
         self.engine = engine
         self.statements = statements_for(engine.dialect)
+        #: The worker threads of the blocking calls on the hot paths (SQLite's moves among them).
+        self.lanes = Lanes(engine)
         self.loop_reads = LoopReads.of(engine)
         self.pg_loop_pool = PgLoopPool.of(engine)
         self.loop_statements = (

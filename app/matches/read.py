@@ -11,12 +11,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import selectinload
 
 import games
-from app.db import ReadElsewhere, read_session, reading
+from app.db import read_session, reading
 from app.matches.clock import away_side, time_control_of
 from app.matches.core import Core
 from app.matches.judge import legal_in
 from app.matches.statements import READ_FOR_LEGAL, READ_SEATS, READ_VERSION
 from app.models import Match
+from app.pg_loop import ReadElsewhere
 from app.services.errors import NotFound
 from app.services.tokens import same
 

@@ -199,7 +199,7 @@ class DriverStatements:
 
 class LoopStatements:
     """``DriverStatements``' statements awaited on the event loop, on an asynchronous
-    psycopg connection in autocommit (``app.db.PgLoopPool``'s): the transaction's own
+    psycopg connection in autocommit (``app.pg_loop.PgLoopPool``'s): the transaction's own
     ``BEGIN`` goes in the locking read's pipeline and its ``COMMIT`` in the writes'.
     Its caller rolls back (``rollback``) whatever it does not commit."""
 
@@ -226,6 +226,17 @@ class LoopStatements:
             for sql, parameters in self.driver.statements_of(writes):
                 await cursor.execute(sql, parameters)
             await cursor.execute("COMMIT")
+
+    async def write(self, conn: AsyncConnection[Any], writes: Writes) -> None:
+        """The writes without the COMMIT (a move that ends a game: the finish hooks
+        come between)."""
+        async with conn.pipeline(), conn.cursor() as cursor:
+            for sql, parameters in self.driver.statements_of(writes):
+                await cursor.execute(sql, parameters)
+
+    @staticmethod
+    async def commit(conn: AsyncConnection[Any]) -> None:
+        await conn.execute("COMMIT")
 
     @staticmethod
     async def rollback(conn: AsyncConnection[Any]) -> None:

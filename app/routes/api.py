@@ -160,10 +160,10 @@ async def play_move(match_id: str, body: MoveCreate, request: Request) -> dict[s
 # The move's two calls, for both the routes above and app.routes.move_calls: coroutines
 # handing their one blocking call to a worker thread (app.db.Lanes), except where the
 # database can be awaited on the event loop, which is cheaper than the hand-over: the
-# read of the legal moves (app.db's LoopReads and PgLoopPool) and, on PostgreSQL, the
-# move itself (MatchService.move_on_loop). A plain ``def`` route would cross to a thread
-# twice, once for the endpoint and once more for the response's validation, which is
-# cheap on the event loop.
+# read of the legal moves (app.db.LoopReads, app.pg_loop.PgLoopPool) and, on PostgreSQL,
+# the move itself (MatchService.play chooses). A plain ``def`` route would cross to a
+# thread twice, once for the endpoint and once more for the response's validation, which
+# is cheap on the event loop.
 
 
 async def legal_moves_of(state: State, match_id: str) -> dict[str, Any]:
@@ -176,9 +176,7 @@ async def legal_moves_of(state: State, match_id: str) -> dict[str, Any]:
 async def play_move_for(
     state: State, match_id: str, token_hash: str | None, body: MoveCreate
 ) -> dict[str, Any]:
-    played = await state.matches.move_on_loop(match_id, token_hash, body.move, body.ply)
-    if played is None:
-        played = await state.lanes.move(state.matches.move, match_id, token_hash, body.move, body.ply)
+    played = await state.matches.play(match_id, token_hash, body.move, body.ply)
     return played.state
 
 

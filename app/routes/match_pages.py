@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 import games
 from app.match_view import match_context
@@ -117,7 +118,7 @@ def _live_or_redirect(
 
 
 @router.post("/matches/{match_id}/moves", response_class=HTMLResponse)
-def play_move(
+async def play_move(
     request: Request,
     match_id: str,
     move: Annotated[str, Form(max_length=200)],
@@ -129,16 +130,21 @@ def play_move(
     The page's script (``HX-Request``) gets the live part as it is after the move (its
     new view: no second request), a form without scripts a redirect to the page (or the
     page with the reason it was refused), and a client asking for JSON the JSON API's
-    answer. The move itself is ``MatchService.move``, as for every client.
+    answer. The move itself is ``MatchService.play``, as for every client; who asks (a
+    session's lookup) and the render are blocking, so they run on a worker thread.
     """
-    # Every game's notation is lower case; phones and screen readers like capitals.
+    who = await run_in_threadpool(viewer_hash, request)
     try:
-        played = service(request).move(match_id, viewer_hash(request), move.strip().lower(), ply)
+        # Every game's notation is lower case; phones and screen readers like capitals.
+        played = await service(request).play(match_id, who, move.strip().lower(), ply)
     except ServiceError as exc:
-        return _live_or_redirect(request, match_id, error=localized(request, exc), status=exc.status_code)
+        error = localized(request, exc)
+        return await run_in_threadpool(
+            _live_or_redirect, request, match_id, error=error, status=exc.status_code
+        )
     if not is_htmx(request) and "text/html" not in request.headers.get("accept", ""):
         return JSONResponse(played.state)
-    return _live_or_redirect(request, match_id, version=played.version)
+    return await run_in_threadpool(_live_or_redirect, request, match_id, version=played.version)
 
 
 ACTIONS = {

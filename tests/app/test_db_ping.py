@@ -71,7 +71,7 @@ def test_a_connection_that_served_a_moment_ago_is_not_pinged(
     monkeypatch.setattr(db, "PING_IDLE_SECONDS", 60.0)
     pings = count_pings(app, monkeypatch)
     # The match's state: read through SQLAlchemy's pool (the legal moves are not, on
-    # PostgreSQL: app.db.PgLoopPool).
+    # PostgreSQL: app.pg_loop.PgLoopPool).
     for _ in range(5):
         assert alice.get(f"/api/matches/{match_id}").status_code == 200
     assert pings == []

@@ -114,7 +114,7 @@ def test_only_an_sqlite_file_is_read_on_the_loop(app: FastAPI) -> None:
     assert LoopReads.of(create_engine("sqlite:////tmp/x.db")) is not None
 
 
-# PostgreSQL: GET /legal awaits its read on the event loop (app.db.PgLoopPool).
+# PostgreSQL: GET /legal awaits its read on the event loop (app.pg_loop.PgLoopPool).
 
 postgresql_only = pytest.mark.skipif(
     not ON_POSTGRESQL, reason="needs a PostgreSQL server (TEST_DATABASE_URL)"

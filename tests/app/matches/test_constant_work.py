@@ -26,7 +26,7 @@ def statements(app: FastAPI) -> Iterator[list[str]]:
     SQLite: an SQLAlchemy event listener on the app's engine. PostgreSQL: psycopg's own
     cursors, which SQLAlchemy's statements go through too, as do those the move path and
     the event loop's reads send without SQLAlchemy (app.matches.statements,
-    app.db.PgLoopPool).
+    app.pg_loop.PgLoopPool).
     """
     seen: list[str] = []
     engine = app.state.engine

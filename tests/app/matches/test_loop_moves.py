@@ -1,13 +1,14 @@
-"""On PostgreSQL a player's move is awaited on the event loop (``MatchService.move_on_loop``,
-``app.matches.statements.LoopStatements``): the same answers, rows and refusals as
-the worker thread's path (``MatchService.move``), and that path plays the moves it must
-finish (the time run out, finish hooks to run) or that the loop cannot take now."""
+"""On PostgreSQL every move is awaited on the event loop (``MatchService.play``,
+``app.matches.statements.LoopStatements``), with no other executor to fall back on: the
+same answers, rows and refusals as the same move played on the calling thread
+(``MatchService.move``, for callers without an event loop); the time run out, the finish
+hooks, no free connection, a dropped connection and a failed statement are all its own."""
 
 from __future__ import annotations
 
 import asyncio
 import os
-import threading
+import time
 from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -57,9 +58,9 @@ class Service:
     def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return self.loop.run_until_complete(coroutine)
 
-    def on_loop(self, match_id: str, who: str, move: str, ply: int | None = None) -> Played | None:
+    def on_loop(self, match_id: str, who: str, move: str, ply: int | None = None) -> Played:
         ply = self.svc.get(match_id).ply if ply is None else ply
-        return self.run(self.svc.move_on_loop(match_id, who, move, ply))
+        return self.run(self.svc.play(match_id, who, move, ply))
 
     def new_match(self, game: str = "morris", **extra: Any) -> str:
         """Alice (first side) creates it, Bob joins."""
@@ -134,7 +135,6 @@ def test_a_game_on_the_loop_answers_and_writes_as_on_the_worker_thread(
         who = (ALICE, BOB)[ply % 2]
         expected = svc.move(on_thread, who, move, ply)
         got = service.on_loop(on_loop, who, move, ply)
-        assert got is not None, (ply, move)
         assert without_id(got.state) == without_id(expected.state), (ply, move)
         assert (got.version, got.computer_to_move, got.timed) == (
             expected.version,
@@ -149,7 +149,7 @@ def test_a_game_on_the_loop_answers_and_writes_as_on_the_worker_thread(
 
 def test_refusals_on_the_loop_are_the_worker_threads_and_change_nothing(service: Service) -> None:
     match_id = service.new_match()
-    assert service.on_loop(match_id, ALICE, "d6") is not None
+    service.on_loop(match_id, ALICE, "d6")
     before = rows(service, match_id)
     refusals: list[tuple[str, str, int, type[Exception], str]] = [
         ("no-such-match", BOB, 1, NotFound, "no match"),
@@ -167,65 +167,112 @@ def test_refusals_on_the_loop_are_the_worker_threads_and_change_nothing(service:
         assert rows(service, match_id) == before
     # Every connection went back to the pool out of its transaction.
     played = service.on_loop(match_id, BOB, "a7", 1)
-    assert played is not None and played.state["ply"] == 2
+    assert played.state["ply"] == 2
 
 
-def test_a_move_after_the_deadline_is_left_to_the_worker_thread_which_ends_the_match(
-    service: Service,
-) -> None:
+def test_a_move_after_the_deadline_ends_the_match_by_time_and_is_refused(service: Service) -> None:
     match_id = service.new_match(time_control=BLITZ)
     for ply, move in enumerate(MORRIS_WIN[:2]):
-        assert service.on_loop(match_id, (ALICE, BOB)[ply % 2], move) is not None
-    before = rows(service, match_id)
+        service.on_loop(match_id, (ALICE, BOB)[ply % 2], move)
     service.clock.moment = T0 + timedelta(minutes=5)
-    assert service.on_loop(match_id, ALICE, MORRIS_WIN[2], 2) is None  # (a read would judge it)
-    assert rows(service, match_id) == before
     with pytest.raises(Conflict, match="time ran out"):
-        service.svc.move(match_id, ALICE, MORRIS_WIN[2], 2)
+        service.on_loop(match_id, ALICE, MORRIS_WIN[2], 2)
     match = service.svc.get(match_id)
     assert (match.status, match.winner, match.reason, match.ply) == ("finished", "b", "timeout", 2)
 
 
-def test_a_game_ending_move_with_finish_hooks_is_played_on_the_worker_thread(service: Service) -> None:
+def test_the_move_that_ends_a_game_runs_the_finish_hooks_in_its_own_transaction(service: Service) -> None:
     match_id = service.new_match()
-    finished: list[tuple[str, str]] = []
-    service.svc.finish_hooks.append(lambda _db, match: finished.append((match.id, match.status)))
+    seen: list[tuple[str, int, int]] = []
+
+    def hook(db: Any, match: Any) -> None:
+        # It sees the move's own writes (the finished row, the last move's row) …
+        moves = db.scalar(text("SELECT count(*) FROM moves WHERE match_id = :id"), {"id": match.id})
+        seen.append((match.status, match.ply, moves))
+        # … and what it writes commits with the move.
+        db.execute(text("UPDATE matches SET reason = 'hooked' WHERE id = :id"), {"id": match.id})
+
+    def failing(_db: Any, _match: Any) -> None:
+        raise RuntimeError("a hook failed")
+
+    service.svc.finish_hooks.extend([hook, failing])
     for ply, move in enumerate(MORRIS_WIN[:-1]):
-        assert service.on_loop(match_id, (ALICE, BOB)[ply % 2], move) is not None
+        service.on_loop(match_id, (ALICE, BOB)[ply % 2], move)
     last = len(MORRIS_WIN) - 1
     who = (ALICE, BOB)[last % 2]
     before = rows(service, match_id)
-    assert service.on_loop(match_id, who, MORRIS_WIN[last]) is None
-    assert rows(service, match_id) == before and finished == []
-    assert service.svc.move(match_id, who, MORRIS_WIN[last], last).state["status"] == "finished"
-    assert finished == [(match_id, "finished")]
+    service.settled.clear()
+    # A failing hook: nothing of the move is left, and nobody was told of it.
+    with pytest.raises(RuntimeError, match="a hook failed"):
+        service.on_loop(match_id, who, MORRIS_WIN[last], last)
+    assert rows(service, match_id) == before and service.settled == []
+    assert seen == [("finished", last + 1, last + 1)]
+    service.svc.finish_hooks.remove(failing)
+    played = service.on_loop(match_id, who, MORRIS_WIN[last], last)
+    assert played.state["status"] == "finished"
+    match, moves = rows(service, match_id)
+    assert (match["status"], match["reason"], len(moves)) == ("finished", "hooked", last + 1)
+    assert seen[1:] == [("finished", last + 1, last + 1)]
+    # The lent connection goes back to the pool as it came: more games end alike.
+    for _ in range(2):
+        other = service.new_match()
+        for ply, move in enumerate(MORRIS_WIN):
+            played = service.on_loop(other, (ALICE, BOB)[ply % 2], move, ply)
+        assert played.state["status"] == "finished"
+        assert rows(service, other)[0]["reason"] == "hooked"
+    assert len(seen) == 4
 
 
-def test_no_free_connection_or_a_failed_read_leaves_the_move_to_the_worker_thread(
+def test_with_no_free_connection_a_move_waits_then_is_refused_as_unavailable(
     service: Service, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     match_id = service.new_match()
     pool = service.svc.pg_loop_pool
     assert pool is not None
-    monkeypatch.setattr(pool, "WAIT_SECONDS", 0.01)
+    monkeypatch.setattr(pool, "MOVE_WAIT_SECONDS", 0.05)
+    before = rows(service, match_id)
     held = service.run(hold_every_connection(pool.pool))
     try:
-        assert service.on_loop(match_id, ALICE, "d6") is None
+        with pytest.raises(sa_exc.TimeoutError) as raised:
+            service.on_loop(match_id, ALICE, "d6")
     finally:
         service.run(give_back(pool.pool, held))
+    assert db.unavailable(raised.value)  # answered 503
+    assert rows(service, match_id) == before and service.settled == []
+    assert service.on_loop(match_id, ALICE, "d6").state["ply"] == 1
+
+
+def test_a_failed_statement_before_the_commit_is_raised_and_changes_nothing(
+    service: Service, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    match_id = service.new_match()
     statements = service.svc.loop_statements
     assert statements is not None
 
     async def broken(*_args: Any) -> Any:
-        raise psycopg.OperationalError("the server closed the connection")
+        raise psycopg.errors.AdminShutdown("the server is shutting down")
 
     monkeypatch.setattr(statements, "count_repeats", broken)
     before = rows(service, match_id)
-    assert service.on_loop(match_id, ALICE, "d6") is None
+    with pytest.raises(sa_exc.DBAPIError) as raised:
+        service.on_loop(match_id, ALICE, "d6")
+    assert db.unavailable(raised.value)  # answered 503
     assert rows(service, match_id) == before
     assert service.settled == []
     monkeypatch.undo()
-    assert service.on_loop(match_id, ALICE, "d6") is not None
+    assert service.on_loop(match_id, ALICE, "d6").state["ply"] == 1
+
+
+def test_a_connection_the_server_dropped_is_replaced_and_the_move_played(service: Service) -> None:
+    match_id = service.new_match()
+    service.on_loop(match_id, ALICE, "d6")
+    pool = service.svc.pg_loop_pool
+    assert pool is not None
+    # Every connection of the pool open and idle, then all of them dropped by the server.
+    service.run(give_back(pool.pool, service.run(hold_every_connection(pool.pool))))
+    assert terminate_connections(service.svc.engine.url) >= pool.SIZE
+    assert service.on_loop(match_id, BOB, "a7", 1).state["ply"] == 2
+    assert rows(service, match_id)[0]["ply"] == 2
 
 
 def test_a_failed_commit_is_raised_as_sqlalchemys_error_and_tells_the_streams(
@@ -250,50 +297,80 @@ def test_a_failed_commit_is_raised_as_sqlalchemys_error_and_tells_the_streams(
 # Through HTTP: the app's own event loop.
 
 
-def worker_moves(matches: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """The (thread name, move) of each move played through ``matches.move`` from now on."""
-    threads: list[tuple[str, str]] = []
-    original = matches.move
+def calling_thread_moves(matches: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The moves played through ``move`` or ``computer_move`` (a calling thread's) from now on."""
+    played: list[str] = []
+    for name in ("move", "computer_move"):
+        original = getattr(matches, name)
 
-    def on_a_worker(match_id: str, token_hash: str | None, move: str, ply: int) -> Any:
-        threads.append((threading.current_thread().name, move))
-        return original(match_id, token_hash, move, ply)
+        def on_a_thread(*args: Any, original: Any = original) -> Any:
+            played.append(args[-2])
+            return original(*args)
 
-    monkeypatch.setattr(matches, "move", on_a_worker)
-    return threads
-
-
-def test_moves_through_http_are_played_on_the_loop(
-    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    threads = worker_moves(app.state.matches, monkeypatch)
-    match_id = started(alice, bob)
-    for ply, move in enumerate(MORRIS_WIN):
-        answer = (alice, bob)[ply % 2].post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
-        assert answer.status_code == 200, answer.text
-    assert answer.json()["status"] == "finished"
-    assert answer.json() == {**alice.get(f"/api/matches/{match_id}").json(), "clock_running": None}
-    # All but the last: the ladder's finish hook runs on the worker thread's path.
-    assert app.state.matches.finish_hooks
-    assert [move for _thread, move in threads] == [MORRIS_WIN[-1]]
+        monkeypatch.setattr(matches, name, on_a_thread)
+    return played
 
 
-def test_through_http_a_move_finding_no_free_connection_is_played_on_a_worker_thread(
+def test_every_move_through_http_is_played_on_the_loop(
     app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     matches = app.state.matches
-    monkeypatch.setattr(matches.pg_loop_pool, "WAIT_SECONDS", 0.01)
+    on_threads = calling_thread_moves(matches, monkeypatch)
+    taken: list[int] = []
+    getconn = matches.pg_loop_pool.pool.getconn
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        taken.append(1)
+        return await getconn(*args, **kwargs)
+
+    monkeypatch.setattr(matches.pg_loop_pool.pool, "getconn", counted)
     match_id = started(alice, bob)
-    threads = worker_moves(matches, monkeypatch)
+    for ply, move in enumerate(MORRIS_WIN):
+        client = (alice, bob)[ply % 2]
+        if ply % 4 == 1:  # the page's own move, as its script posts it
+            answer = client.post(
+                f"/matches/{match_id}/moves", data={"move": move, "ply": ply}, headers={"HX-Request": "true"}
+            )
+        else:
+            answer = client.post(f"/api/matches/{match_id}/moves", json={"move": move, "ply": ply})
+        assert answer.status_code == 200, answer.text
+    state = alice.get(f"/api/matches/{match_id}").json()
+    assert state["status"] == "finished" and state["moves"] == MORRIS_WIN
+    # The ladder's finish hook is registered: the last move ran it, on the loop too.
+    assert app.state.matches.finish_hooks
+    assert on_threads == [] and len(taken) >= len(MORRIS_WIN)
+    # The computer's replies as well.
+    body = {"game": "morris", "name": "Alice", "side": "first", "opponent": {"level": 1}}
+    against = alice.post("/api/matches", json=body)
+    assert against.status_code == 201, against.text
+    computer = against.json()["id"]
+    assert alice.post(f"/api/matches/{computer}/moves", json={"move": "d6", "ply": 0}).status_code == 200
+    for _ in range(200):
+        if alice.get(f"/api/matches/{computer}").json()["ply"] == 2:
+            break
+        time.sleep(0.05)
+    assert alice.get(f"/api/matches/{computer}").json()["ply"] == 2
+    assert on_threads == []
+
+
+def test_through_http_a_move_finding_no_free_connection_is_answered_503(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    matches = app.state.matches
+    monkeypatch.setattr(matches.pg_loop_pool, "MOVE_WAIT_SECONDS", 0.05)
+    match_id = started(alice, bob)
     pool = matches.pg_loop_pool.pool
     held = alice.portal.call(hold_every_connection, pool)  # type: ignore[union-attr]
     try:
-        answer = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d6", "ply": 0})
+        unguarded = TestClient(app, raise_server_exceptions=False)
+        unguarded.cookies = alice.cookies
+        answer = unguarded.post(f"/api/matches/{match_id}/moves", json={"move": "d6", "ply": 0})
     finally:
         alice.portal.call(give_back, pool, held)  # type: ignore[union-attr]
-    assert answer.status_code == 200, answer.text
-    assert answer.json()["moves"] == ["d6"]
-    assert len(threads) == 1 and threads[0][0].startswith("db-moves")
+    assert answer.status_code == 503, answer.text
+    assert alice.get(f"/api/matches/{match_id}").json()["ply"] == 0
+    answer = alice.post(f"/api/matches/{match_id}/moves", json={"move": "d6", "ply": 0})
+    assert answer.status_code == 200 and answer.json()["moves"] == ["d6"]
 
 
 def test_through_http_moves_are_played_after_the_servers_connections_died(
@@ -317,7 +394,7 @@ def test_a_move_on_the_loop_sends_the_same_statements_at_ply_150_as_at_ply_2(ser
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(psycopg.AsyncCursor, "execute", recording(psycopg.AsyncCursor.execute, seen))
             played = service.on_loop(match_id, (ALICE, BOB)[ply % 2], move, ply)
-        assert played is not None and played.state["status"] == "playing"
+        assert played.state["status"] == "playing"
         counted[ply] = seen
     assert counted[150] == counted[2]
     assert counted[2][0] == "BEGIN" and counted[2][-1] == "COMMIT"

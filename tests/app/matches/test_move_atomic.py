@@ -1,14 +1,10 @@
 """A move's writes are all or nothing: when one of them fails, the match row, the moves
-and the event streams are as they were. On PostgreSQL the writes and the commit go to the
-server in one pipeline, from the event loop (app.matches.statements.LoopStatements)
-or from a worker thread (DriverStatements)."""
+and the event streams are as they were, whichever database plays it (on PostgreSQL the
+writes and the commit go to the server in one pipeline from the event loop,
+app.matches.statements.LoopStatements; on SQLite one Core transaction)."""
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
-import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import text
@@ -16,18 +12,7 @@ from sqlalchemy import text
 from tests.app.helpers import play, started
 
 
-@pytest.mark.parametrize("path", ["loop", "thread"])
-def test_a_move_whose_insert_fails_changes_nothing(
-    app: FastAPI, alice: TestClient, bob: TestClient, path: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if path == "loop" and not os.environ.get("TEST_DATABASE_URL"):
-        pytest.skip("moves are played on the event loop on PostgreSQL only")
-    if path == "thread":
-
-        async def elsewhere(*_args: Any) -> None:
-            return None  # as when no connection of the loop's is free
-
-        monkeypatch.setattr(app.state.matches, "move_on_loop", elsewhere)
+def test_a_move_whose_insert_fails_changes_nothing(app: FastAPI, alice: TestClient, bob: TestClient) -> None:
     match_id = started(alice, bob)
     play(alice, match_id, "d6")
     before = alice.get(f"/api/matches/{match_id}").json()

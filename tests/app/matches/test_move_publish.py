@@ -74,15 +74,14 @@ def test_only_a_timed_match_s_move_wakes_the_deadline_worker(
 
 
 @pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"), reason="the NOTIFY path needs PostgreSQL")
-@pytest.mark.parametrize("path", ["loop", "thread"])
 def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transaction(
-    app: FastAPI, alice: TestClient, bob: TestClient, path: str, monkeypatch: pytest.MonkeyPatch
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     match_id = started(alice, bob)
     engine = app.state.engine
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    checkouts: list[int] = []  # SQLAlchemy's pool (the worker thread's path)
-    taken: list[int] = []  # the event loop's pool (MatchService.move_on_loop)
+    checkouts: list[int] = []  # SQLAlchemy's pool (the worker threads')
+    taken: list[int] = []  # the event loop's pool (PostgreSQL's moves)
     pool = app.state.matches.pg_loop_pool.pool
     getconn = pool.getconn
 
@@ -91,12 +90,6 @@ def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transact
         return await getconn(*args, **kwargs)
 
     monkeypatch.setattr(pool, "getconn", counted_getconn)
-    if path == "thread":
-
-        async def elsewhere(*_args: Any) -> None:
-            return None  # as when no connection of the loop's is free
-
-        monkeypatch.setattr(app.state.matches, "move_on_loop", elsewhere)
 
     def counted(*_args: object) -> None:
         # Only the moves' own threads: the app's workers poll the database once a second
@@ -117,8 +110,5 @@ def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transact
         heard = [n.payload for n in listener.notifies(timeout=1.0, stop_after=2)]
     # One connection per move: the NOTIFY went with the move's own commit (a second
     # connection and transaction per move before), and the refused move sent none.
-    if path == "thread":
-        assert (len(checkouts), len(taken)) == (2, 0)
-    else:
-        assert (len(checkouts), len(taken)) == (0, 2)
+    assert (len(checkouts), len(taken)) == (0, 2)
     assert heard == [f"{match_id}:{played.json()['version']}"]

@@ -37,7 +37,7 @@ def test_the_legal_moves_are_read_without_opening_a_transaction(
         event.remove(engine, "after_cursor_execute", after)
     assert statuses == [pq.TransactionStatus.IDLE]  # INTRANS: a transaction left to roll back
 
-    # GET /legal's read on the event loop (app.db.PgLoopPool).
+    # GET /legal's read on the event loop (app.pg_loop.PgLoopPool).
     statuses.clear()
     execute = psycopg.AsyncCursor.execute
 
