@@ -13,7 +13,7 @@
 - ``read``: the hot reads (version, legal moves, seated?).
 - ``lobby``: the lists (the lobby, "My games").
 - ``lifecycle``: made, joined, handed over, resigned, aborted, claimed, ended by the server.
-- ``move``: a move, the hot path (three executors).
+- ``move``: a move, the hot path (one door, one executor per database).
 - ``offers``: draw and takeback offers.
 - ``rematch``: a rematch, in its two protocols.
 - ``service``: ``MatchService``, all of the above in one object.

@@ -127,24 +127,25 @@ class Moves(Core):
         path (a 503 while the database is away, else a 500)."""
         pool, statements = self.pg_loop_pool, self.loop_statements
         assert pool is not None and statements is not None, "PostgreSQL's executor"
+
+        async def once() -> Played:
+            async with pool.move_connection() as conn:
+                return await self._move_on(conn, pool, statements, match_id, seat_for, text, ply)
+
         try:
-            for attempt in (1, 2):
-                async with pool.move_connection() as conn:
-                    try:
-                        return await self._move_on(conn, pool, statements, match_id, seat_for, text, ply)
-                    except _Dropped:
-                        if attempt == 2:
-                            raise
-                await pool.drop_dead()
+            try:
+                return await once()
+            except _Dropped:
+                await pool.drop_dead()  # the server dropped its connections (a restart, say)
+                return await once()
         except _Dropped as dropped:
             raise _as_sqlalchemys(dropped.error) from dropped.error
         except psycopg.Error as exc:
             raise _as_sqlalchemys(exc) from exc
         except TimeUp:
-            # As ``_judging_time``: the deadline worker's finish, then the refusal.
+            # As ``Core._judging_time``: the deadline's finish, then the refusal.
             await asyncio.to_thread(self.expire, match_id)
             raise Conflict(N_("the time ran out: the match is over")) from None
-        raise AssertionError("unreachable")
 
     async def _move_on(
         self,

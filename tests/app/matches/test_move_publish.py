@@ -80,8 +80,7 @@ def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transact
     match_id = started(alice, bob)
     engine = app.state.engine
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    checkouts: list[int] = []  # SQLAlchemy's pool (the worker threads')
-    taken: list[int] = []  # the event loop's pool (PostgreSQL's moves)
+    taken: list[int] = []  # the event loop's pool, where PostgreSQL's moves run
     pool = app.state.matches.pg_loop_pool.pool
     getconn = pool.getconn
 
@@ -90,12 +89,12 @@ def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transact
         return await getconn(*args, **kwargs)
 
     monkeypatch.setattr(pool, "getconn", counted_getconn)
+    loop_thread = alice.portal.call(threading.current_thread)  # type: ignore[union-attr]
+    checkouts: list[int] = []  # SQLAlchemy's pool, from the event loop (the app's workers
+    # poll it from threads of their own meanwhile)
 
     def counted(*_args: object) -> None:
-        # Only the moves' own threads: the app's workers poll the database once a second
-        # from threads of their own, and one such poll fell inside the two moves on a
-        # loaded CI machine (3 checkouts counted, 2 of them the moves').
-        if threading.current_thread().name.startswith("db-moves"):
+        if threading.current_thread() is loop_thread:
             checkouts.append(1)
 
     with psycopg.connect(url, autocommit=True) as listener:
