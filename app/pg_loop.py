@@ -188,6 +188,12 @@ class LentDialect(PGDialectAsync_psycopg):
     base class adds a notice handler on every connect, which would pile up on a
     connection lent again and again."""
 
+    supports_statement_cache = True
+
+    @classmethod
+    def get_async_dialect_cls(cls, url: Any) -> type[LentDialect]:
+        return cls  # the base class would name SQLAlchemy's own asyncio dialect
+
     def on_connect(self) -> None:
         return None
 

@@ -7,6 +7,7 @@ hooks, no free connection, a dropped connection and a failed statement are all i
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import time
 from collections.abc import Callable, Coroutine, Iterator
@@ -221,6 +222,31 @@ def test_the_move_that_ends_a_game_runs_the_finish_hooks_in_its_own_transaction(
         assert played.state["status"] == "finished"
         assert rows(service, other)[0]["reason"] == "hooked"
     assert len(seen) == 4
+
+
+def test_a_connection_lent_to_sqlalchemy_comes_back_as_it_went(
+    service: Service, caplog: pytest.LogCaptureFixture
+) -> None:
+    pool = service.svc.pg_loop_pool
+    assert pool is not None
+
+    async def lend_three_times_then_notice() -> list[int]:
+        got = []
+        async with pool.connection() as conn:
+            for _ in range(3):
+                await conn.execute("BEGIN")
+                async with pool.orm_on(conn) as run:
+                    got.append(await run(lambda sync: sync.execute(text("SELECT 1")).scalar_one()))
+                    await conn.execute("COMMIT")
+                assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            await conn.execute("DO $$ BEGIN RAISE NOTICE 'lent three times'; END $$")
+        return got
+
+    with caplog.at_level(logging.INFO, logger="sqlalchemy"):  # SQLAlchemy's is at WARNING
+        assert service.run(lend_three_times_then_notice()) == [1, 1, 1]
+    # SQLAlchemy's own dialect would have added a notice handler at each loan, and logged
+    # the notice three times.
+    assert not [record for record in caplog.records if "lent three times" in record.getMessage()]
 
 
 def test_with_no_free_connection_a_move_waits_then_is_refused_as_unavailable(
