@@ -61,8 +61,6 @@ class PgLoopPool:
             pool_reset_on_return=None,
         )
         self._orm_ready = False
-        #: Open on the app's event loop (its lifespan ran); see ``MatchService.play``.
-        self.opened = False
 
     @classmethod
     def of(cls, engine: Engine) -> PgLoopPool | None:
@@ -74,7 +72,11 @@ class PgLoopPool:
     async def open(self) -> None:
         """Opens the pool on the running loop; its connections are made in the background."""
         await self.pool.open(wait=False)
-        self.opened = True
+
+    @property
+    def opened(self) -> bool:
+        """Open on the app's event loop (its lifespan ran); see ``MatchService.play``."""
+        return not self.pool.closed
 
     async def first(self, sql: str, parameters: dict[str, Any]) -> tuple[Any, ...] | None:
         """The row of ``sql`` (pyformat parameters, at most one row), or None."""
@@ -85,29 +87,29 @@ class PgLoopPool:
         except psycopg.Error as exc:  # the read failed: the worker thread reads anew
             raise ReadElsewhere(str(exc)) from exc
 
-    @contextlib.asynccontextmanager
-    async def connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    def connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
         """A connection of the pool, in autocommit; ``ReadElsewhere`` if none is free now
         (or the pool is closed). What goes wrong while it is held is the caller's; the
         pool checks it on its return (one left in a transaction is rolled back, a
         broken one replaced)."""
-        try:
-            connection = await self.pool.getconn(timeout=self.WAIT_SECONDS)
-        except psycopg.Error as exc:  # PoolTimeout and PoolClosed among them
-            raise ReadElsewhere(str(exc)) from exc
-        try:
-            yield connection
-        finally:
-            await self.pool.putconn(connection)
+        return self._held(self.WAIT_SECONDS, lambda exc: ReadElsewhere(str(exc)))
 
-    @contextlib.asynccontextmanager
-    async def move_connection(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+    def move_connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
         """A connection for a move: waits up to ``MOVE_WAIT_SECONDS``, then raises
         SQLAlchemy's ``TimeoutError`` as its own pool does (answered 503)."""
+        return self._held(
+            self.MOVE_WAIT_SECONDS,
+            lambda exc: sa_exc.TimeoutError(f"no database connection free for a move: {exc}"),
+        )
+
+    @contextlib.asynccontextmanager
+    async def _held(
+        self, timeout: float, refusal: Callable[[psycopg.Error], Exception]
+    ) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
         try:
-            connection = await self.pool.getconn(timeout=self.MOVE_WAIT_SECONDS)
-        except psycopg.Error as exc:
-            raise sa_exc.TimeoutError(f"no database connection free for a move: {exc}") from exc
+            connection = await self.pool.getconn(timeout=timeout)
+        except psycopg.Error as exc:  # PoolTimeout and PoolClosed among them
+            raise refusal(exc) from exc
         try:
             yield connection
         finally:
@@ -156,7 +158,6 @@ class PgLoopPool:
         self._orm_ready = True
 
     async def close(self) -> None:
-        self.opened = False
         await self.pool.close()
         await self._orm.dispose()
 

@@ -164,3 +164,17 @@ async def hold_every_connection(pool: Any) -> list[Any]:
 async def give_back(pool: Any, held: list[Any]) -> None:
     for connection in held:
         await pool.putconn(connection)
+
+
+def counting_getconn(pool: Any, monkeypatch: Any) -> list[int]:
+    """From now on (until ``monkeypatch`` undoes it), one entry per connection taken from
+    a psycopg_pool ``AsyncConnectionPool``."""
+    taken: list[int] = []
+    getconn = pool.getconn
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        taken.append(1)
+        return await getconn(*args, **kwargs)
+
+    monkeypatch.setattr(pool, "getconn", counted)
+    return taken

@@ -17,7 +17,7 @@ chosen when the service is made:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -65,26 +65,19 @@ class Moves(Core):
     def move(self, match_id: str, token_hash: str | None, text: str, ply: int) -> Played:
         """``play``'s work on SQLite, on the calling thread (and on PostgreSQL for a
         caller without the app's event loop: a script, a test)."""
-
-        def play(conn: Connection, locked: Locked) -> Played:
-            return self._play(conn, locked, players_seat(locked, token_hash), text, ply)
-
-        return self._commit_move(match_id, play)
+        return self._commit_move(match_id, lambda locked: players_seat(locked, token_hash), text, ply)
 
     def computer_move(self, match_id: str, text: str, ply: int) -> Played:
         """``play_computer``'s work on SQLite, on the calling thread."""
+        return self._commit_move(match_id, _computers_seat, text, ply)
 
-        def play(conn: Connection, locked: Locked) -> Played:
-            return self._play(conn, locked, _computers_seat(locked), text, ply)
-
-        return self._commit_move(match_id, play)
-
-    def _commit_move(self, match_id: str, play: Callable[[Connection, Locked], Played]) -> Played:
+    def _commit_move(self, match_id: str, seat_for: SeatFor, text: str, ply: int) -> Played:
         """One move's transaction on the locked match row, then its publishing."""
         settle: Callable[[Played | None], None] | None = None
         try:
             with self._judging_time(match_id), self.engine.begin() as conn:
-                played = play(conn, self._lock_row(conn, match_id))
+                locked = self._lock_row(conn, match_id)
+                played = self._play(conn, locked, seat_for(locked), text, ply)
                 settle = self.port.playing(match_id, played.version)
                 if played.pending is not None:
                     self.statements.write_and_commit(conn, played.pending)
@@ -173,19 +166,10 @@ class Moves(Core):
             assert pending is not None, "_accept leaves the writes to send"
             if self._runs_hooks(played):
                 return await self._finish_on(conn, pool, statements, match_id, played)
-            settle = self.port.playing(match_id, played.version)
-            try:
-                await statements.write_and_commit(conn, pending)
-            except BaseException:
-                settle(None)
-                raise
+            return await self._committed(match_id, played, lambda: statements.write_and_commit(conn, pending))
         except BaseException:
             await statements.rollback(conn)
             raise
-        played = replace(played, pending=None)
-        settle(played)
-        self._played(match_id, played)
-        return played
 
     async def _finish_on(
         self,
@@ -196,17 +180,25 @@ class Moves(Core):
         played: Played,
     ) -> Played:
         """A move that ends the game: its writes, then the finish hooks on the same
-        connection and transaction (they read the finished match), then the commit."""
+        connection and transaction (they read the finished match), then the commit
+        (inside the loan: leaving it with the transaction open rolls it back)."""
         assert played.pending is not None
         await statements.write(conn, played.pending)
         async with pool.orm_on(conn) as run:
             await run(lambda sync: self._run_hooks(sync, match_id, played))
-            settle = self.port.playing(match_id, played.version)
-            try:
-                await statements.commit(conn)
-            except BaseException:
-                settle(None)
-                raise
+            return await self._committed(match_id, played, lambda: statements.commit(conn))
+
+    async def _committed(
+        self, match_id: str, played: Played, commit: Callable[[], Awaitable[None]]
+    ) -> Played:
+        """Commits with the new version reserved in the event streams' cache (dropped if
+        the commit fails), then tells every subscriber."""
+        settle = self.port.playing(match_id, played.version)
+        try:
+            await commit()
+        except BaseException:
+            settle(None)
+            raise
         played = replace(played, pending=None)
         settle(played)
         self._played(match_id, played)

@@ -34,7 +34,7 @@ from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, started
 from tests.app.matches.test_constant_work import long_quiet_line, recording
 from tests.app.matches.test_time_controls import T0, FakeClock
-from tests.pg import give_back, hold_every_connection, terminate_connections
+from tests.pg import counting_getconn, give_back, hold_every_connection, terminate_connections
 
 pytestmark = pytest.mark.skipif(
     not os.environ.get("TEST_DATABASE_URL"), reason="needs a PostgreSQL server (TEST_DATABASE_URL)"
@@ -342,14 +342,7 @@ def test_every_move_through_http_is_played_on_the_loop(
 ) -> None:
     matches = app.state.matches
     on_threads = calling_thread_moves(matches, monkeypatch)
-    taken: list[int] = []
-    getconn = matches.pg_loop_pool.pool.getconn
-
-    async def counted(*args: Any, **kwargs: Any) -> Any:
-        taken.append(1)
-        return await getconn(*args, **kwargs)
-
-    monkeypatch.setattr(matches.pg_loop_pool.pool, "getconn", counted)
+    taken = counting_getconn(matches.pg_loop_pool.pool, monkeypatch)
     match_id = started(alice, bob)
     for ply, move in enumerate(MORRIS_WIN):
         client = (alice, bob)[ply % 2]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import Any
 
 import httpx
 import psycopg
@@ -20,6 +19,7 @@ from app.pg_events import CHANNEL
 from tests.app.helpers import started
 from tests.app.test_deadlines import started_timed
 from tests.app.test_fanout import stream_events
+from tests.pg import counting_getconn
 
 
 def test_a_move_s_event_is_sent_from_what_the_move_committed(
@@ -80,15 +80,8 @@ def test_on_postgresql_a_move_notifies_the_other_processes_from_its_own_transact
     match_id = started(alice, bob)
     engine = app.state.engine
     url = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    taken: list[int] = []  # the event loop's pool, where PostgreSQL's moves run
-    pool = app.state.matches.pg_loop_pool.pool
-    getconn = pool.getconn
-
-    async def counted_getconn(*args: Any, **kwargs: Any) -> Any:
-        taken.append(1)
-        return await getconn(*args, **kwargs)
-
-    monkeypatch.setattr(pool, "getconn", counted_getconn)
+    # the event loop's pool, where PostgreSQL's moves run
+    taken = counting_getconn(app.state.matches.pg_loop_pool.pool, monkeypatch)
     loop_thread = alice.portal.call(threading.current_thread)  # type: ignore[union-attr]
     checkouts: list[int] = []  # SQLAlchemy's pool, from the event loop (the app's workers
     # poll it from threads of their own meanwhile)
