@@ -179,6 +179,18 @@ def badge_pushed(request: Request) -> bool:
 templates.env.globals["badge_pushed"] = badge_pushed
 
 
+def server_now_ms(request: Request) -> int:
+    """The server's time as the page is rendered, in ms since the epoch, by the clock the
+    match clocks' ``data-at`` is read on: static/clocks.js counts from it how long a view
+    it is shown has been on its way (a view rendered once and sent later, on reconnection)."""
+    clock = getattr(getattr(request.app.state, "matches", None), "clock", None)
+    moment = clock() if clock is not None else datetime.now(UTC)
+    return int(moment.timestamp() * 1000)
+
+
+templates.env.globals["server_now_ms"] = server_now_ms
+
+
 def page_context(request: Request, **extra: Any) -> dict[str, Any]:
     lang = language(request)
     translation = i18n.translations(lang)

@@ -1,10 +1,27 @@
 // Match clocks: counts the server's figures down between updates. The server measured
 // each clock (data-ms, at data-at) and alone decides a flag; this only moves the shown
-// figure, from the moment the figure arrived, so a wrong clock on this computer does not
-// matter. One short sound when the viewer's own clock first goes under the warning time,
+// figure. One short sound when the viewer's own clock first goes under the warning time,
 // and words for a screen reader as it passes each limit the server named.
 (() => {
-  const arrived = new WeakMap();
+  const arrived = new WeakMap();  // clock element -> {t: performance.now(), ms: its figure then}
+
+  // The server's time, without trusting this computer's clock: the page's
+  // <meta name="tablero-now"> (the server's ms as it rendered the page) counted on, on the
+  // monotonic clock, from when the page's first byte came.
+  const sent = Number(document.querySelector('meta[name="tablero-now"]')?.content);
+  const navigation = performance.getEntriesByType("navigation")[0];
+  const firstByte = navigation ? navigation.responseStart : 0;
+  const serverNow = (t) => sent + (t - firstByte);
+
+  // A running figure as it stands when it arrives. A view may be rendered well before it
+  // comes (one rendered for a version is sent again to a stream that reconnects later):
+  // the time since its data-at has run off that clock too.
+  function figureOnArrival(clock, t) {
+    const ms = Number(clock.dataset.ms);
+    const at = Date.parse(clock.dataset.at || "");
+    if (clock.dataset.running !== "true" || !sent || Number.isNaN(at)) return ms;
+    return ms - Math.max(0, serverNow(t) - at);
+  }
   const warned = new Set(JSON.parse(sessionStorage.getItem("tablero-low-time") || "[]"));
 
   function text(ms) {
@@ -39,12 +56,12 @@
   // side and ply; a limit already passed when the move's figure arrived is not said.
   const followed = new Map();
   const spoken = new Set();
-  function sayLow(clock, left) {
+  function sayLow(clock, left, atArrival) {
     if (!clock.dataset.lowSaid || !window.tableroAnnounce) return;
     const key = `${clock.dataset.match}:${clock.dataset.side}`;
     const ply = clock.dataset.ply;
     const before = followed.get(key);
-    const from = before && before.ply === ply ? before.left : Number(clock.dataset.ms);
+    const from = before && before.ply === ply ? before.left : atArrival;
     followed.set(key, { ply, left });
     let words = null;
     let lowest = Infinity;
@@ -63,11 +80,12 @@
   function tick() {
     const now = performance.now();
     for (const clock of document.querySelectorAll("[data-game-clock]")) {
-      if (!arrived.has(clock)) arrived.set(clock, now);
+      if (!arrived.has(clock)) arrived.set(clock, { t: now, ms: figureOnArrival(clock, now) });
       if (clock.dataset.running !== "true") continue;
-      const left = Number(clock.dataset.ms) - (now - arrived.get(clock));
+      const got = arrived.get(clock);
+      const left = got.ms - (now - got.t);
       clock.textContent = text(left);
-      sayLow(clock, left);
+      sayLow(clock, left, got.ms);
       const low = Number(clock.dataset.lowMs);
       if (low && left < low) {
         clock.classList.add("low");

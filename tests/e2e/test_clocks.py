@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -115,3 +116,40 @@ def test_the_flag_reaches_everyone_within_a_second(server: LiveServer, browser, 
     assert alice.evaluate("document.documentElement.scrollWidth") <= 390
     for ctx in contexts:
         ctx.close()
+
+
+def seconds_shown(page: Page, side: str) -> int:
+    minutes, seconds = page.locator(f".side-{side} .game-clock").inner_text().split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
+def test_a_view_that_comes_late_shows_the_clock_as_it_is_now(server: LiveServer, browser) -> None:
+    """A view is rendered once per version and sent again to a stream that connects later
+    (a reconnection catching up): its clock figure was measured when it was rendered, and
+    the page counts on from that moment (data-at, on the server's time), not from the
+    view's arrival. Dave's stream is held back while White moves and let through four
+    seconds later; his page must then show Black's clock as Carol's, who got the view at
+    once, shows it."""
+    alice, bob, carol, dave = (browser.new_context().new_page() for _ in range(4))
+    invite = create_timed(alice, server.url, "Alice", "rt:custom", minutes="5")
+    join_match(bob, invite, "Bob")
+    carol.goto(invite)
+    play_line("morris", MORRIS_WIN[:2], (alice, bob), [carol])  # both first moves: the clocks run
+
+    held: list[Any] = []
+    dave.route("**/events?*", lambda route: held.append(route))  # his stream waits here
+    dave.goto(invite)
+    expect(dave.locator("#live")).to_have_attribute("data-ply", "2")
+    dave.wait_for_timeout(300)  # the page has asked for its stream by now…
+    assert len(held) == 1  # …and it is held
+
+    play_line("morris", MORRIS_WIN[:3], (alice, bob), [carol], start_at=2)  # White's move
+    expect(carol.locator(".side-b .game-clock")).to_have_attribute("data-running", "true")
+    time.sleep(4)
+    held[0].continue_()  # the stream catches up: the view Carol's stream was sent
+    expect(dave.locator("#live")).to_have_attribute("data-ply", "3")
+    expect(dave.locator(".side-b .game-clock")).to_have_attribute("data-running", "true")
+    dave.wait_for_timeout(300)  # a few ticks of clocks.js
+    carol_sees, dave_sees = seconds_shown(carol, "b"), seconds_shown(dave, "b")
+    assert carol_sees < 5 * 60 - 3  # the clock has run for the four seconds
+    assert abs(dave_sees - carol_sees) <= 1, (carol_sees, dave_sees)
