@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import threading
 from collections import defaultdict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 #: What a queue hears when its match's count of spectators changed (versions start at 1).
@@ -34,6 +34,9 @@ class Broker:
         self._lock = threading.Lock()
         # Matches whose spectator count changed and will be told (loop.call_later).
         self._counting: set[str] = set()
+        #: Called with a match's id as its changed count is told here (app.pg_events
+        #: tells the other processes); on this broker's event loop, so it must not block.
+        self.on_count: Callable[[str], None] | None = None
 
     def publish(self, match_id: str, version: int) -> None:
         """Tell every subscriber of ``match_id``; safe to call from any thread."""
@@ -53,6 +56,12 @@ class Broker:
         """Open event streams on ``match_id`` from browsers without a seat in it."""
         with self._lock:
             return sum(1 for entry in self._subscribers.get(match_id, ()) if entry[2])
+
+    def spectated(self) -> dict[str, int]:
+        """Every match with spectators' streams open here, and how many."""
+        with self._lock:
+            counts = {key: sum(1 for entry in found if entry[2]) for key, found in self._subscribers.items()}
+        return {key: count for key, count in counts.items() if count}
 
     @asynccontextmanager
     async def subscribe(
@@ -93,6 +102,8 @@ class Broker:
     def _tell_count(self, match_id: str) -> None:
         with self._lock:
             self._counting.discard(match_id)
+        if self.on_count is not None:
+            self.on_count(match_id)
         self.publish(match_id, WATCHERS)
 
 

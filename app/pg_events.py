@@ -21,8 +21,14 @@
 Every process also hears its own notifications: the duplicate is harmless, since a
 subscriber ignores versions it has already seen.
 
-``spectators(match_id)`` counts the open event streams of *this process* only; with
-several processes behind a load balancer it is a lower bound.
+``spectators(match_id)`` counts the spectators' open event streams of every process. Each
+process tells the others its own count of a match when it changes (``NOTIFY
+tablero_watchers, '<process> <count> <match_id>'``, sent by the listener thread at most
+``poll_seconds`` after the in-process broker tells its own streams) and all its counts again
+every ``count_seconds``; a process asks the others for theirs when it (re)connects
+(``'<process> ?'``), and forgets a count not heard again within three times that (a
+process that died without saying so). What it hears of a match it tells its own streams
+(``WATCHERS``), so a page shows the whole count.
 
 Start and stop the listener with the app's lifespan (``async with listening(broker)``).
 """
@@ -32,7 +38,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 import threading
+import time
 from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -41,12 +49,14 @@ from typing import Any
 import psycopg
 from sqlalchemy import Connection, Engine, text
 
-from app.events import Broker
+from app.events import WATCHERS, Broker
 from app.models import Match
 
 log = logging.getLogger(__name__)
 
 CHANNEL = "tablero_match"
+#: The spectators' counts of each process (module docstring).
+WATCHERS_CHANNEL = "tablero_watchers"
 NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 
 
@@ -72,6 +82,7 @@ class PgBroker:
         poll_seconds: float = 0.5,
         reconnect_seconds: tuple[float, float] = (0.2, 5.0),
         health_seconds: float = 30.0,
+        count_seconds: float = 20.0,
     ) -> None:
         if engine.dialect.name != "postgresql":
             raise ValueError(f"PgBroker needs PostgreSQL, not {engine.dialect.name}")
@@ -83,6 +94,19 @@ class PgBroker:
         self.reconnect_seconds = reconnect_seconds
         #: Idle time after which the listener checks its connection with a query.
         self.health_seconds = health_seconds
+        #: How often this process tells all its spectators' counts again; a count of
+        #: another process not heard within three times this is forgotten.
+        self.count_seconds = count_seconds
+        #: This process among the others, in the counts it tells.
+        self.process = secrets.token_hex(6)
+        self.local.on_count = self._count_changed
+        # Other processes' counts: match -> process -> (count, time.monotonic() heard).
+        self._remote: dict[str, dict[str, tuple[int, float]]] = {}
+        # This process's counts to tell (matches changed since the listener last told),
+        # what it told last, and when it last told them all.
+        self._to_tell: set[str] = set()
+        self._told: dict[str, int] = {}
+        self._all_told_at = 0.0
         # The same connection parameters SQLAlchemy gives psycopg, for the listener's own.
         _args, params = engine.dialect.create_connect_args(engine.url)
         self._connect_params: dict[str, Any] = {
@@ -124,8 +148,10 @@ class PgBroker:
         return CHANNEL, encode(match_id, version)
 
     def spectators(self, match_id: str) -> int:
-        """Event streams on ``match_id`` without a seat, in this process only."""
-        return self.local.spectators(match_id)
+        """Event streams on ``match_id`` without a seat, in every process."""
+        with self._lock:
+            others = sum(count for count, _heard in self._remote.get(match_id, {}).values())
+        return self.local.spectators(match_id) + others
 
     @asynccontextmanager
     async def subscribe(
@@ -174,9 +200,13 @@ class PgBroker:
             try:
                 with psycopg.connect(**self._connect_params, autocommit=True) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
+                    conn.execute(f"LISTEN {WATCHERS_CHANNEL}")
                     self.connections += 1
                     self.backend_pid = conn.info.backend_pid
                     self._resync(conn)
+                    # Ours may have been forgotten while away; theirs are unknown here.
+                    self._all_told_at = 0.0
+                    self._tell(conn, f"{self.process} ?")
                     self._ready.set()
                     delay = self.reconnect_seconds[0]
                     self._listen(conn)
@@ -196,14 +226,87 @@ class PgBroker:
             heard = False
             for notify in conn.notifies(timeout=self.poll_seconds):
                 heard = True
+                if notify.channel == WATCHERS_CHANNEL:
+                    self._heard_count(notify.payload)
+                    continue
                 event = decode(notify.payload)
                 if event is not None:
                     self.local.publish(*event)
+            # Not inside the loop above: notifies() holds the connection meanwhile.
+            self._tell_counts(conn)
             idle = 0.0 if heard else idle + self.poll_seconds
             if idle >= self.health_seconds:
                 # A dead server or a half-open socket shows up as an error here.
                 conn.execute("SELECT 1")
                 idle = 0.0
+
+    # ------------------------------------------------------------- spectators' counts
+
+    def _count_changed(self, match_id: str) -> None:
+        """The in-process broker told its streams a new count: tell the others too (the
+        listener thread does, soon; this runs on an event loop)."""
+        with self._lock:
+            self._to_tell.add(match_id)
+
+    def _tell_counts(self, conn: psycopg.Connection[Any]) -> None:
+        """On the listener thread: this process's changed counts, or all of them when
+        ``count_seconds`` have passed or another process asked; forget the others'
+        counts not heard again in time."""
+        now = time.monotonic()
+        every = now - self._all_told_at >= self.count_seconds
+        with self._lock:
+            changed, self._to_tell = self._to_tell, set()
+            stale = [
+                (match_id, process)
+                for match_id, found in self._remote.items()
+                for process, (_count, heard) in found.items()
+                if now - heard > 3 * self.count_seconds
+            ]
+            for match_id, process in stale:
+                del self._remote[match_id][process]
+                if not self._remote[match_id]:
+                    del self._remote[match_id]
+        if every:
+            self._all_told_at = now
+        # Read after taking the changes: a change since is told at the next poll. Only
+        # when there is something to tell, as this runs every poll.
+        counts = self.local.spectated() if every or changed else {}
+        matches = set(self._told) | set(counts) if every else changed
+        for match_id in matches:
+            count = counts.get(match_id, 0)
+            if count or self._told.get(match_id):
+                self._tell(conn, f"{self.process} {count} {match_id}")
+            if count:
+                self._told[match_id] = count
+            else:
+                self._told.pop(match_id, None)
+        for match_id in {match_id for match_id, _process in stale}:
+            self.local.publish(match_id, WATCHERS)
+
+    def _heard_count(self, payload: str) -> None:
+        """Another process's count of a match (``'<process> <count> <match_id>'``), or
+        its question (``'<process> ?'``): then all of ours are told again."""
+        process, _, rest = payload.partition(" ")
+        count, _, match_id = rest.partition(" ")
+        if process == self.process:
+            return
+        if count == "?":
+            self._all_told_at = 0.0
+            return
+        if not count.isdigit() or not match_id:
+            return
+        with self._lock:
+            found = self._remote.setdefault(match_id, {})
+            if int(count):
+                found[process] = (int(count), time.monotonic())
+            else:
+                found.pop(process, None)
+                if not found:
+                    del self._remote[match_id]
+        self.local.publish(match_id, WATCHERS)
+
+    def _tell(self, conn: psycopg.Connection[Any], payload: str) -> None:
+        conn.execute("SELECT pg_notify(%s, %s)", (WATCHERS_CHANNEL, payload))
 
     def _resync(self, conn: psycopg.Connection[Any]) -> None:
         """Publish locally the current version of every match watched in this process."""

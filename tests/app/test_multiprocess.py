@@ -11,9 +11,11 @@ import json
 import os
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import httpx
 import pytest
@@ -22,6 +24,7 @@ from sqlalchemy import text
 from app.db import make_engine
 from app.manage import migrate
 from app.pg_events import PgBroker
+from tests.app.routes.test_stream_pushes import Listener, count_is
 from tests.live import LiveServer
 
 pytestmark = pytest.mark.skipif(
@@ -182,3 +185,83 @@ def test_the_listener_reconnects_and_catches_up_on_what_it_missed(
         engine.dispose()
     assert thread is not None and not thread.is_alive()
     assert not broker.listening
+
+
+def test_a_page_counts_the_spectators_of_every_process(servers: tuple[LiveServer, LiveServer]) -> None:
+    a, b = servers
+    match_id, alice, _bob = new_match(a, b)
+    version = alice.get(f"/api/matches/{match_id}").json()["version"]
+    path = f"/matches/{match_id}/events?view=live&since={version}"
+    player = Listener(b.url + path, dict(alice.cookies))  # Alice's page, served by B
+    time.sleep(0.5)
+    watchers = [Listener(a.url + path), Listener(a.url + path), Listener(b.url + path)]
+    # Two spectators on A and one on B: both processes' pages say three.
+    assert player.wait_for(count_is(3), 10) is not None
+    assert watchers[0].wait_for(count_is(3), 10) is not None
+    for watcher in watchers[:2]:
+        watcher.close()
+    assert player.wait_for(count_is(1), 10) is not None
+    watchers[2].close()
+    assert player.wait_for(count_is(0), 10) is not None
+    player.close()
+
+
+def spectated_meanwhile(broker: PgBroker, match_id: str, scenario: Any) -> None:
+    """Runs ``scenario`` (a coroutine function) while one spectator's stream of
+    ``match_id`` is open in ``broker``'s process."""
+
+    async def watching() -> None:
+        async with broker.subscribe(match_id, spectator=True):
+            await scenario()
+
+    asyncio.run(watching())
+
+
+async def until(found: Any, wanted: int, seconds: float) -> float:
+    """Seconds until ``found()`` gives ``wanted``; fails after ``seconds``."""
+    started = time.monotonic()
+    while (seen := found()) != wanted:
+        assert time.monotonic() - started < seconds, f"still {seen}, not {wanted}"
+        await asyncio.sleep(0.05)
+    return time.monotonic() - started
+
+
+def test_a_process_that_starts_later_asks_for_the_counts(pg_url: str) -> None:
+    engine = make_engine(pg_url)
+    match_id = f"m{uuid.uuid4().hex}"
+    # Counts told again only every minute: the late one learns them by asking.
+    first, late = (PgBroker(engine, count_seconds=60) for _ in range(2))
+    assert first.start(wait_seconds=10)
+
+    async def scenario() -> None:
+        await asyncio.sleep(2)  # the first process has told its count, to nobody yet
+        assert await asyncio.to_thread(late.start, 10)
+        waited = await until(lambda: late.spectators(match_id), 1, 5)
+        assert waited < 2  # its question was answered, not the next minute's telling
+
+    try:
+        spectated_meanwhile(first, match_id, scenario)
+    finally:
+        first.stop()
+        late.stop()
+        engine.dispose()
+
+
+def test_the_count_of_a_process_that_died_is_forgotten(pg_url: str) -> None:
+    engine = make_engine(pg_url)
+    match_id = f"m{uuid.uuid4().hex}"
+    dying, living = PgBroker(engine, count_seconds=1), PgBroker(engine, count_seconds=1)
+    assert dying.start(wait_seconds=10) and living.start(wait_seconds=10)
+
+    async def scenario() -> None:
+        await until(lambda: living.spectators(match_id), 1, 5)
+        dying.stop()  # gone without telling anyone: its stream still open, never closed
+        assert living.spectators(match_id) == 1  # heard within the last 3 s (count_seconds × 3)
+        await until(lambda: living.spectators(match_id), 0, 6)
+
+    try:
+        spectated_meanwhile(dying, match_id, scenario)
+    finally:
+        dying.stop()
+        living.stop()
+        engine.dispose()
