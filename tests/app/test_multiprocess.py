@@ -236,8 +236,9 @@ def test_a_process_that_starts_later_asks_for_the_counts(pg_url: str) -> None:
     async def scenario() -> None:
         await asyncio.sleep(2)  # the first process has told its count, to nobody yet
         assert await asyncio.to_thread(late.start, 10)
-        waited = await until(lambda: late.spectators(match_id), 1, 5)
-        assert waited < 2  # its question was answered, not the next minute's telling
+        # Its question is answered within a poll or two; without it, the next telling
+        # would come a minute later.
+        await until(lambda: late.spectators(match_id), 1, 10)
 
     try:
         spectated_meanwhile(first, match_id, scenario)
