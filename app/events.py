@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import threading
 from collections import defaultdict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 
 #: What a queue hears when its match's count of spectators changed (versions start at 1).
@@ -55,12 +55,12 @@ class Broker:
     def spectators(self, match_id: str) -> int:
         """Open event streams on ``match_id`` from browsers without a seat in it."""
         with self._lock:
-            return sum(1 for entry in self._subscribers.get(match_id, ()) if entry[2])
+            return _watching(self._subscribers.get(match_id, ()))
 
     def spectated(self) -> dict[str, int]:
         """Every match with spectators' streams open here, and how many."""
         with self._lock:
-            counts = {key: sum(1 for entry in found if entry[2]) for key, found in self._subscribers.items()}
+            counts = {key: _watching(found) for key, found in self._subscribers.items()}
         return {key: count for key, count in counts.items() if count}
 
     @asynccontextmanager
@@ -117,6 +117,11 @@ class Negating(asyncio.Queue[int]):
 
     def put_nowait(self, item: int) -> None:
         self.target.put_nowait(-item)
+
+
+def _watching(subscribers: Iterable[tuple[object, object, bool]]) -> int:
+    """How many of a key's subscribers watch unseated (spectators)."""
+    return sum(1 for _loop, _queue, spectator in subscribers if spectator)
 
 
 def _deliver(queues: list[asyncio.Queue[int]], version: int) -> None:

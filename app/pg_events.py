@@ -263,9 +263,7 @@ class PgBroker:
                 if now - heard > 3 * self.count_seconds
             ]
             for match_id, process in stale:
-                del self._remote[match_id][process]
-                if not self._remote[match_id]:
-                    del self._remote[match_id]
+                self._forget(match_id, process)
         if every:
             self._all_told_at = now
         # Read after taking the changes: a change since is told at the next poll. Only
@@ -296,14 +294,18 @@ class PgBroker:
         if not count.isdigit() or not match_id:
             return
         with self._lock:
-            found = self._remote.setdefault(match_id, {})
             if int(count):
-                found[process] = (int(count), time.monotonic())
+                self._remote.setdefault(match_id, {})[process] = (int(count), time.monotonic())
             else:
-                found.pop(process, None)
-                if not found:
-                    del self._remote[match_id]
+                self._forget(match_id, process)
         self.local.publish(match_id, WATCHERS)
+
+    def _forget(self, match_id: str, process: str) -> None:
+        """Drops ``process``'s count of ``match_id`` (under ``_lock``)."""
+        found = self._remote.get(match_id, {})
+        found.pop(process, None)
+        if not found:
+            self._remote.pop(match_id, None)
 
     def _tell(self, conn: psycopg.Connection[Any], payload: str) -> None:
         conn.execute("SELECT pg_notify(%s, %s)", (WATCHERS_CHANNEL, payload))

@@ -7,6 +7,7 @@ in-process broker serve a single process only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import threading
@@ -217,52 +218,52 @@ def spectated_meanwhile(broker: PgBroker, match_id: str, scenario: Any) -> None:
     asyncio.run(watching())
 
 
-async def until(found: Any, wanted: int, seconds: float) -> float:
-    """Seconds until ``found()`` gives ``wanted``; fails after ``seconds``."""
+async def until(found: Any, wanted: int, seconds: float) -> None:
+    """Returns once ``found()`` gives ``wanted``; fails after ``seconds``."""
     started = time.monotonic()
     while (seen := found()) != wanted:
         assert time.monotonic() - started < seconds, f"still {seen}, not {wanted}"
         await asyncio.sleep(0.05)
-    return time.monotonic() - started
+
+
+@contextlib.contextmanager
+def two_processes(pg_url: str, count_seconds: float) -> Iterator[tuple[PgBroker, PgBroker]]:
+    """Two processes' brokers on the database (neither started), stopped afterwards."""
+    engine = make_engine(pg_url)
+    pair = PgBroker(engine, count_seconds=count_seconds), PgBroker(engine, count_seconds=count_seconds)
+    try:
+        yield pair
+    finally:
+        for broker in pair:
+            broker.stop()
+        engine.dispose()
 
 
 def test_a_process_that_starts_later_asks_for_the_counts(pg_url: str) -> None:
-    engine = make_engine(pg_url)
     match_id = f"m{uuid.uuid4().hex}"
     # Counts told again only every minute: the late one learns them by asking.
-    first, late = (PgBroker(engine, count_seconds=60) for _ in range(2))
-    assert first.start(wait_seconds=10)
+    with two_processes(pg_url, count_seconds=60) as (first, late):
+        assert first.start(wait_seconds=10)
 
-    async def scenario() -> None:
-        await asyncio.sleep(2)  # the first process has told its count, to nobody yet
-        assert await asyncio.to_thread(late.start, 10)
-        # Its question is answered within a poll or two; without it, the next telling
-        # would come a minute later.
-        await until(lambda: late.spectators(match_id), 1, 10)
+        async def scenario() -> None:
+            await asyncio.sleep(2)  # the first process has told its count, to nobody yet
+            assert await asyncio.to_thread(late.start, 10)
+            # Its question is answered within a poll or two; without it, the next telling
+            # would come a minute later.
+            await until(lambda: late.spectators(match_id), 1, 10)
 
-    try:
         spectated_meanwhile(first, match_id, scenario)
-    finally:
-        first.stop()
-        late.stop()
-        engine.dispose()
 
 
 def test_the_count_of_a_process_that_died_is_forgotten(pg_url: str) -> None:
-    engine = make_engine(pg_url)
     match_id = f"m{uuid.uuid4().hex}"
-    dying, living = PgBroker(engine, count_seconds=1), PgBroker(engine, count_seconds=1)
-    assert dying.start(wait_seconds=10) and living.start(wait_seconds=10)
+    with two_processes(pg_url, count_seconds=1) as (dying, living):
+        assert dying.start(wait_seconds=10) and living.start(wait_seconds=10)
 
-    async def scenario() -> None:
-        await until(lambda: living.spectators(match_id), 1, 5)
-        dying.stop()  # gone without telling anyone: its stream still open, never closed
-        assert living.spectators(match_id) == 1  # heard within the last 3 s (count_seconds × 3)
-        await until(lambda: living.spectators(match_id), 0, 6)
+        async def scenario() -> None:
+            await until(lambda: living.spectators(match_id), 1, 5)
+            dying.stop()  # gone without telling anyone: its stream still open, never closed
+            assert living.spectators(match_id) == 1  # heard within the last 3 s (count_seconds × 3)
+            await until(lambda: living.spectators(match_id), 0, 6)
 
-    try:
         spectated_meanwhile(dying, match_id, scenario)
-    finally:
-        dying.stop()
-        living.stop()
-        engine.dispose()
