@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from sqlalchemy import (
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -359,6 +360,20 @@ class SignInFailure(Base):
     key: Mapped[str] = mapped_column(String(96), primary_key=True)
     count: Mapped[int] = mapped_column(Integer, default=0)
     window_start: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RateBucket(Base):
+    """A token bucket of a rate limit that every process counts alike (app/rate_limits.py,
+    ``SharedBuckets``); deleted once full again (app/services/cleanup.py)."""
+
+    __tablename__ = "rate_buckets"
+
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    #: ``rate_limits.hashed_key`` of the client's key: never the address itself.
+    key: Mapped[str] = mapped_column(String(32), primary_key=True)
+    tokens: Mapped[float] = mapped_column(Float)
+    #: Seconds since the epoch when ``tokens`` was counted.
+    updated: Mapped[float] = mapped_column(Float, index=True)
 
 
 class WebAuthnCeremony(Base):

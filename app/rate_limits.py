@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import ipaddress
+import logging
 import math
 import re
 import threading
@@ -12,7 +13,17 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
+
+import anyio
+from sqlalchemy import Table, case, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.models import RateBucket
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -102,6 +113,66 @@ class TokenBuckets:
             return (1 - bucket.tokens) / self.per_second
 
 
+class SharedBuckets:
+    """``TokenBuckets``' arithmetic on rows of ``rate_buckets``, so that every process
+    counts the same buckets: one upsert a request, which takes a token only when the
+    bucket, refilled up to now, holds one.
+
+    A refused request writes nothing: the refill counted later from ``updated`` comes to
+    the same. A row holds ``hashed_key`` of the client's key, never an address, and goes
+    once its bucket is full again (app/services/cleanup.py).
+    """
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        kind: str,
+        per_second: float,
+        burst: int,
+        clock: Callable[[], float] = time.time,  # wall time: the processes share it
+    ) -> None:
+        self.sessions = sessions
+        self.kind = kind
+        self.per_second = per_second
+        self.burst = burst
+        self.clock = clock
+
+    def take(self, key: str) -> float:
+        """0 when allowed; otherwise the seconds to wait before the next request."""
+        now = self.clock()
+        hashed = hashed_key(key[:MAX_KEY])
+        table = cast(Table, RateBucket.__table__)
+        # Another process's clock may be a little behind: no negative refill.
+        elapsed = case((table.c.updated < now, now - table.c.updated), else_=0.0)
+        refilled = table.c.tokens + elapsed * self.per_second
+        refilled = case((refilled > self.burst, float(self.burst)), else_=refilled)
+        with self.sessions.begin() as db:
+            insert = postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert
+            taken = insert(table).values(kind=self.kind, key=hashed, tokens=self.burst - 1.0, updated=now)
+            taken = taken.on_conflict_do_update(
+                index_elements=[table.c.kind, table.c.key],
+                set_={"tokens": refilled - 1, "updated": now},
+                where=refilled >= 1,
+            )
+            if db.execute(taken.returning(table.c.tokens)).first() is not None:
+                return 0.0
+            row = db.execute(
+                select(table.c.tokens, table.c.updated).where(
+                    table.c.kind == self.kind, table.c.key == hashed
+                )
+            ).one()
+        tokens = min(self.burst, row.tokens + max(0.0, now - row.updated) * self.per_second)
+        return max(0.0, 1 - tokens) / self.per_second
+
+
+#: The limits every process counts alike, in the database. What they guard is the
+#: site's: the matches created (rows, the computer's games) and the accounts (names,
+#: password checks); counted in each process's memory, N processes allowed N times the
+#: rate. The move and analysis limits guard the CPU of the process that answers, so
+#: each process counts its own, and a move pays no database write for its limit.
+SHARED_KINDS = frozenset({"create", "account"})
+
+
 @dataclass(frozen=True)
 class Limit:
     name: str
@@ -171,13 +242,37 @@ class TooManyRequests(Exception):
 class Limiter:
     """The token buckets of every kind of limited request, keyed by client."""
 
-    def __init__(self, limits: dict[str, Limit] | None = None) -> None:
+    def __init__(
+        self, limits: dict[str, Limit] | None = None, sessions: sessionmaker[Session] | None = None
+    ) -> None:
+        """With ``sessions``, the ``SHARED_KINDS`` are counted in the database."""
         limits = limits if limits is not None else DEFAULT_LIMITS
-        self.buckets = {name: TokenBuckets(limit.per_second, limit.burst) for name, limit in limits.items()}
+        self.buckets: dict[str, TokenBuckets | SharedBuckets] = {}
+        for name, limit in limits.items():
+            if sessions is not None and name in SHARED_KINDS:
+                self.buckets[name] = SharedBuckets(sessions, name, limit.per_second, limit.burst)
+            else:
+                self.buckets[name] = TokenBuckets(limit.per_second, limit.burst)
 
     def wait(self, kind: str, key: str) -> float:
+        """The seconds ``key`` must wait for a ``kind`` request (0: go on). A shared
+        kind writes to the database: call it from a worker thread, or ``wait_async``."""
         buckets = self.buckets.get(kind)
-        return buckets.take(key) if buckets is not None else 0.0
+        if buckets is None:
+            return 0.0
+        try:
+            return buckets.take(key)
+        except SQLAlchemyError:
+            # The request itself meets the same database next and is answered as usual
+            # (503 while it is away); a limit that cannot be counted does not refuse.
+            log.warning("could not count the %s limit in the database", kind, exc_info=True)
+            return 0.0
+
+    async def wait_async(self, kind: str, key: str) -> float:
+        """``wait`` from the event loop: a shared kind's write on a worker thread."""
+        if isinstance(self.buckets.get(kind), SharedBuckets):
+            return await anyio.to_thread.run_sync(self.wait, kind, key)
+        return self.wait(kind, key)
 
     def check(self, kind: str, key: str) -> None:
         """Raise TooManyRequests when ``key`` is over its ``kind`` limit (for routes)."""

@@ -152,7 +152,7 @@ class Hardening:
         if self.limiter is not None:
             kind = classify(method, scope["path"])
             if kind is not None:
-                wait = self.limiter.wait(kind, request_client_key(scope))
+                wait = await self.limiter.wait_async(kind, request_client_key(scope))
                 if wait > 0:
                     retry = [(b"retry-after", str(max(1, math.ceil(wait))).encode())]
                     await _refuse(respond, 429, "too many requests; please slow down", retry)

@@ -15,7 +15,9 @@ What it does (docs/ARCHITECTURE.md, "Threats and limits", says the same):
   site's failure, not the player's: that game ends "aborted", with no result;
 - expired matches are deleted after ``EXPIRED_KEPT`` (7 days), other finished matches
   outside the ladder after ``FINISHED_KEPT`` (365 days); ladder runs and their games are
-  kept, the leaderboard needs them.
+  kept, the leaderboard needs them;
+- a shared rate limit's bucket untouched for ``BUCKETS_KEPT`` is deleted: it has long
+  been full again (the slowest refills in 100 s), which is what no row means.
 """
 
 from __future__ import annotations
@@ -23,16 +25,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any, cast
 
-from sqlalchemy import and_, delete, or_, select
+from sqlalchemy import CursorResult, and_, delete, or_, select
 
 import games
 from app.matches.model import computer_seat
 from app.matches.service import MatchService
-from app.models import Match, MoveRecord, Seat
+from app.models import Match, MoveRecord, RateBucket, Seat
 from app.services.clocks import BOTH_MOVED
 from app.services.errors import ServiceError
 
@@ -41,6 +45,7 @@ log = logging.getLogger(__name__)
 ABANDONED_AFTER = timedelta(hours=24)
 EXPIRED_KEPT = timedelta(days=7)
 FINISHED_KEPT = timedelta(days=365)
+BUCKETS_KEPT = timedelta(hours=1)
 #: Seconds after start before the first sweep: the start-up's own work goes first.
 FIRST_SWEEP_SECONDS = 5.0
 #: Rows handled per kind and run: a backlog is worked off over several runs.
@@ -68,6 +73,7 @@ class Swept:
     abandoned: int = 0
     aborted: int = 0
     deleted: int = 0
+    buckets: int = 0
 
 
 class Cleanup:
@@ -109,7 +115,15 @@ class Cleanup:
         swept.expired = self._expire_waiting(now)
         swept.abandoned, swept.aborted = self._end_idle_computer_games(now)
         swept.deleted = self._delete_old(now)
+        swept.buckets = self._forget_full_buckets()
         return swept
+
+    def _forget_full_buckets(self) -> int:
+        # The buckets count wall time (app/rate_limits.py, SharedBuckets), so this does too.
+        cutoff = time.time() - BUCKETS_KEPT.total_seconds()
+        with self.sessions.begin() as db:
+            gone = db.execute(delete(RateBucket).where(RateBucket.updated < cutoff))
+            return cast(CursorResult[Any], gone).rowcount
 
     def _expire_waiting(self, now: datetime) -> int:
         with self.sessions() as db:

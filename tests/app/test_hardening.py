@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -314,8 +315,9 @@ def test_rate_limit_keys_are_valid_and_short() -> None:
 
 def test_rematches_count_against_the_create_limit(tmp_path: Path) -> None:
     app = make_app(tmp_path, rate_limits=True, computer_thinker="first-legal")
+    frozen = time.time()  # wall time, as the shared buckets count (app/rate_limits.py)
     for buckets in app.state.limiter.buckets.values():
-        buckets.clock = lambda: 0.0  # no refill while the test runs, however slow the machine
+        buckets.clock = lambda: frozen  # no refill while the test runs, however slow the machine
     with TestClient(app) as client:
         match_id = create(client, opponent={"level": 1})
         statuses = []
