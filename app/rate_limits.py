@@ -116,8 +116,8 @@ class SharedBuckets:
     bucket, refilled up to now, holds one.
 
     A refused request writes nothing: the refill counted later from ``updated`` comes to
-    the same. A row holds ``hashed_key`` of the client's key, never an address, and goes
-    once its bucket is full again (app/services/cleanup.py).
+    the same. A row holds ``hashed_key`` of the client's key, never an address, and goes an
+    hour after its last use, long after its bucket is full again (app/services/cleanup.py).
     """
 
     def __init__(
