@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from app.config import Settings
 from app.main import create_app
 from app.manage import migrate
+from app.seeks import routes as seek_routes
 from app.seeks.models import Seek
 from app.seeks.pairing import Wish, compatible
 from app.seeks.service import CORRESPONDENCE_LIFETIME, PRESENCE_GRACE, SeekService
@@ -182,9 +183,15 @@ def test_an_open_stream_keeps_a_real_time_seek_alive(timed_app: FastAPI, clock: 
         assert open_ids(alice) == []
 
 
-def test_the_waiting_creator_is_told_the_moment_it_pairs(app_in_thread: tuple[str, FastAPI]) -> None:
+def test_the_waiting_creator_is_told_the_moment_it_pairs(
+    app_in_thread: tuple[str, FastAPI], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Told by the pairing's wake-up, not by the stream's own look every few seconds:
+    that look is put off for a minute here, and the client waits up to 30 s (httpx's
+    default 5 s between bytes raced the look and the pairing on a loaded CI machine)."""
+    monkeypatch.setattr(seek_routes, "SEEN_EVERY_SECONDS", 60.0)
     base, _app = app_in_thread
-    with httpx.Client(base_url=base) as alice, httpx.Client(base_url=base) as bob:
+    with httpx.Client(base_url=base, timeout=30) as alice, httpx.Client(base_url=base, timeout=30) as bob:
         waiting = alice.post("/api/seeks", json={"game": "bobail", "time_control": FIVE_THREE}).json()
         heard: list[str] = []
         opened = threading.Event()
@@ -200,9 +207,9 @@ def test_the_waiting_creator_is_told_the_moment_it_pairs(app_in_thread: tuple[st
 
         listener = threading.Thread(target=listen)
         listener.start()
-        assert opened.wait(5)
+        assert opened.wait(30)
         paired = bob.post("/api/seeks", json={"game": "bobail", "time_control": FIVE_THREE}).json()
-        listener.join(timeout=5)
+        listener.join(timeout=30)
         assert not listener.is_alive()
         data = json.loads(heard[-1].removeprefix("data: "))
         assert data == {"match_id": paired["match_id"], "url": f"/matches/{paired['match_id']}"}
