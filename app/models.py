@@ -364,7 +364,7 @@ class SignInFailure(Base):
 
 class RateBucket(Base):
     """A token bucket of a rate limit that every process counts alike (app/rate_limits.py,
-    ``SharedBuckets``); deleted once full again (app/services/cleanup.py)."""
+    ``SharedBuckets``); deleted an hour after its last use (app/services/cleanup.py)."""
 
     __tablename__ = "rate_buckets"
 

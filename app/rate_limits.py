@@ -23,6 +23,17 @@ from sqlalchemy.orm import Session, sessionmaker
 log = logging.getLogger(__name__)
 
 
+def refilled(tokens: float, since: float, now: float, per_second: float, burst: int) -> float:
+    """A bucket's tokens at ``now``, refilled at ``per_second`` since ``since`` up to
+    ``burst``; a clock behind ``since`` (another process's) counts as no time passed."""
+    return min(burst, tokens + max(0.0, now - since) * per_second)
+
+
+def wait_for(tokens: float, per_second: float) -> float:
+    """The seconds until a bucket holding ``tokens`` holds one."""
+    return max(0.0, 1 - tokens) / per_second
+
+
 @dataclass
 class Bucket:
     tokens: float
@@ -102,12 +113,12 @@ class TokenBuckets:
                     self._buckets.popitem(last=False)
             else:
                 self._buckets.move_to_end(key)
-            bucket.tokens = min(self.burst, bucket.tokens + (now - bucket.updated) * self.per_second)
+            bucket.tokens = refilled(bucket.tokens, bucket.updated, now, self.per_second, self.burst)
             bucket.updated = now
             if bucket.tokens >= 1:
                 bucket.tokens -= 1
                 return 0.0
-            return (1 - bucket.tokens) / self.per_second
+            return wait_for(bucket.tokens, self.per_second)
 
 
 class SharedBuckets:
@@ -143,14 +154,13 @@ class SharedBuckets:
             if db.execute(_TAKE, values).first() is not None:
                 return 0.0
             row = db.execute(_BUCKET, values).one()
-        tokens = min(self.burst, row.tokens + max(0.0, now - row.updated) * self.per_second)
-        return max(0.0, 1 - tokens) / self.per_second
+        return wait_for(refilled(row.tokens, row.updated, now, self.per_second, self.burst), self.per_second)
 
 
 # One statement, written out (the same on SQLite and PostgreSQL): built with SQLAlchemy's
 # expressions per call, it cost about as much CPU again as the database's work. The
-# bucket refilled to now is ``tokens + elapsed × rate``, at most ``full``; another
-# process's clock may be a little behind, so a negative elapsed counts as none.
+# bucket refilled to now is ``refilled`` above in SQL: ``tokens + elapsed × rate``, at
+# most ``full``, a negative elapsed (another process's clock behind) counting as none.
 _REFILLED = """CASE WHEN rate_buckets.tokens + (CASE WHEN rate_buckets.updated < :now
     THEN :now - rate_buckets.updated ELSE 0.0 END) * :rate > :full THEN :full
     ELSE rate_buckets.tokens + (CASE WHEN rate_buckets.updated < :now
