@@ -3,6 +3,7 @@ awaited there, and the loan of a move's connection to SQLAlchemy for the finish 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
@@ -38,6 +39,12 @@ class PgLoopPool:
     ``MOVE_WAIT_SECONDS``, as long as SQLAlchemy's pool makes the pages wait, and is
     otherwise answered 503 (``app.matches.move``).
 
+    Its connections belong to the event loop that opened it (the app's, in its
+    lifespan): a caller on any other loop is refused them (``opened`` is false there, a
+    read raises ``ReadElsewhere``), since a psycopg connection awaited from two loops
+    can wait forever on the other's I/O. Under uvicorn each process serves on one loop;
+    a test client used outside ``with`` serves each request on a loop of its own.
+
     The finish hooks (the ratings', the ladder's) are ORM code that must run in the
     transaction of the move that ends a game: ``orm_on`` lends the move's connection,
     mid-transaction, to SQLAlchemy's asyncio bridge for them.
@@ -61,6 +68,7 @@ class PgLoopPool:
             pool_reset_on_return=None,
         )
         self._orm_ready = False
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
     def of(cls, engine: Engine) -> PgLoopPool | None:
@@ -70,13 +78,21 @@ class PgLoopPool:
         return cls(engine.url.set(drivername="postgresql").render_as_string(hide_password=False))
 
     async def open(self) -> None:
-        """Opens the pool on the running loop; its connections are made in the background."""
+        """Opens the pool on the running loop, whose pool it is from now on; its
+        connections are made in the background."""
+        self._loop = asyncio.get_running_loop()
         await self.pool.open(wait=False)
 
     @property
     def opened(self) -> bool:
-        """Open on the app's event loop (its lifespan ran); see ``MatchService.play``."""
-        return not self.pool.closed
+        """Open, and the caller runs on the loop that opened it (the app's lifespan's);
+        see ``MatchService.play``."""
+        if self.pool.closed:
+            return False
+        try:
+            return asyncio.get_running_loop() is self._loop
+        except RuntimeError:  # no loop runs on this thread
+            return False
 
     async def first(self, sql: str, parameters: dict[str, Any]) -> tuple[Any, ...] | None:
         """The row of ``sql`` (pyformat parameters, at most one row), or None."""
@@ -89,9 +105,9 @@ class PgLoopPool:
 
     def connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
         """A connection of the pool, in autocommit; ``ReadElsewhere`` if none is free now
-        (or the pool is closed). What goes wrong while it is held is the caller's; the
-        pool checks it on its return (one left in a transaction is rolled back, a
-        broken one replaced)."""
+        (or the pool is closed, or open on another loop). What goes wrong while it is
+        held is the caller's; the pool checks it on its return (one left in a
+        transaction is rolled back, a broken one replaced)."""
         return self._held(self.WAIT_SECONDS, lambda exc: ReadElsewhere(str(exc)))
 
     def move_connection(self) -> contextlib.AbstractAsyncContextManager[psycopg.AsyncConnection[Any]]:
@@ -106,6 +122,8 @@ class PgLoopPool:
     async def _held(
         self, timeout: float, refusal: Callable[[psycopg.Error], Exception]
     ) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        if not self.opened:
+            raise refusal(psycopg.OperationalError("the pool is closed, or open on another event loop"))
         try:
             connection = await self.pool.getconn(timeout=timeout)
         except psycopg.Error as exc:  # PoolTimeout and PoolClosed among them

@@ -67,17 +67,26 @@ def alice(app: FastAPI) -> Iterator[TestClient]:
 
 
 # The app's lifespan (its computer worker, its event listener) runs once, with
-# alice; the other browsers are plain clients of the same running app.
+# alice; the other browsers are clients of the same running app, served on its event
+# loop as uvicorn serves every browser (a client of its own would serve each request
+# on a new loop, where PostgreSQL's loop executor is not open: app.pg_loop).
+
+
+def browser(alice: TestClient) -> TestClient:
+    """Another browser of alice's running app, served on the app's own event loop."""
+    client = TestClient(alice.app)
+    client.portal = alice.portal
+    return client
 
 
 @pytest.fixture
-def bob(app: FastAPI, alice: TestClient) -> TestClient:
-    return TestClient(app)
+def bob(alice: TestClient) -> TestClient:
+    return browser(alice)
 
 
 @pytest.fixture
-def carol(app: FastAPI, alice: TestClient) -> TestClient:
-    return TestClient(app)
+def carol(alice: TestClient) -> TestClient:
+    return browser(alice)
 
 
 @pytest.fixture

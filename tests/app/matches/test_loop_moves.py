@@ -29,6 +29,7 @@ from app.db import make_engine, make_sessionmaker
 from app.matches.events import Publisher
 from app.matches.model import Played
 from app.matches.service import MatchService
+from app.pg_loop import PgLoopPool, ReadElsewhere
 from app.services.errors import Conflict, Forbidden, Invalid, NotFound
 from tests.app.conftest import database_url
 from tests.app.helpers import BASHNI_WIN, BOBAIL_WIN, MORRIS_WIN, started
@@ -372,6 +373,47 @@ def test_every_move_through_http_is_played_on_the_loop(
     assert on_threads == []
 
 
+def test_a_request_served_on_another_event_loop_never_takes_the_app_loops_connections(
+    app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A client of its own (no ``with``) serves each request on a new event loop, as
+    # nothing under uvicorn does. Awaiting there a psycopg connection of the app's loop
+    # could hang (CI's PostgreSQL run once did, at a test's shutdown): such a move is
+    # played on the move thread, and its legal read through a worker thread.
+    matches = app.state.matches
+    match_id = started(alice, bob)
+    on_threads = calling_thread_moves(matches, monkeypatch)
+    taken = counting_getconn(matches.pg_loop_pool.pool, monkeypatch)
+    elsewhere = TestClient(app)
+    elsewhere.cookies = alice.cookies
+    assert elsewhere.get(f"/api/matches/{match_id}/legal").json()["moves"]
+    answer = elsewhere.post(f"/api/matches/{match_id}/moves", json={"move": "d6", "ply": 0})
+    assert answer.status_code == 200 and answer.json()["moves"] == ["d6"]
+    assert on_threads == ["d6"] and taken == []
+    # The app's own loop still plays on the loop.
+    assert bob.post(f"/api/matches/{match_id}/moves", json={"move": "d2", "ply": 1}).status_code == 200
+    assert on_threads == ["d6"] and len(taken) >= 1
+
+
+def test_the_pool_refuses_its_connections_to_another_event_loop(service: Service) -> None:
+    pool = service.svc.pg_loop_pool
+    assert pool is not None and service.run(pool.first("SELECT 1", {})) == (1,)
+    other = asyncio.new_event_loop()
+    try:
+        with pytest.raises(ReadElsewhere, match="another event loop"):
+            other.run_until_complete(pool.first("SELECT 1", {}))
+        with pytest.raises(sa_exc.TimeoutError, match="another event loop"):
+            other.run_until_complete(pool.move_connection().__aenter__())
+        assert not other.run_until_complete(_opened(pool))
+    finally:
+        other.close()
+    assert service.run(_opened(pool)) and not pool.opened  # no loop runs here
+
+
+async def _opened(pool: PgLoopPool) -> bool:
+    return pool.opened
+
+
 def test_through_http_a_move_finding_no_free_connection_is_answered_503(
     app: FastAPI, alice: TestClient, bob: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -382,6 +424,7 @@ def test_through_http_a_move_finding_no_free_connection_is_answered_503(
     held = alice.portal.call(hold_every_connection, pool)  # type: ignore[union-attr]
     try:
         unguarded = TestClient(app, raise_server_exceptions=False)
+        unguarded.portal = alice.portal  # served on the app's loop, whose pool is full
         unguarded.cookies = alice.cookies
         answer = unguarded.post(f"/api/matches/{match_id}/moves", json={"move": "d6", "ply": 0})
     finally:
