@@ -247,7 +247,9 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
     app.include_router(mail_pages.router)
     _install_error_handlers(app)
     # Headers on everything (500s included), the cheap refusals before any work.
-    app.state.limiter = Limiter(sessions=sessions) if settings.rate_limits else None
+    app.state.limiter = (
+        Limiter(sessions=sessions, secret=settings.secret_key) if settings.rate_limits else None
+    )
     # Added first, so it runs inside Hardening: the move's two calls, without FastAPI's
     # per-request machinery (the same answers).
     app.add_middleware(MoveCalls, state=app.state, refusal=refusal)

@@ -4,6 +4,7 @@ and which requests count against which limit."""
 from __future__ import annotations
 
 import hashlib
+import hmac
 import ipaddress
 import logging
 import math
@@ -62,14 +63,22 @@ def client_key(host: str | None) -> str:
     return str(address)
 
 
-def hashed_key(key: str) -> str:
-    """What is stored with a match about its creator: no address, only a hash of the key."""
-    return hashlib.sha256(key.encode()).hexdigest()[:32]
+def hashed_key(key: str, secret: str) -> str:
+    """What is stored about a client (with a match, a seek, a bucket…): no address, an
+    HMAC of its key under ``SECRET_KEY``. A plain hash of an IPv4 address is undone by
+    hashing all 2³² of them; this one cannot be without the secret, which every process
+    of a site shares (as its links need), so they all store the same hash."""
+    return hmac.new(secret.encode(), key.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def request_client_key(scope: MutableMapping[str, Any]) -> str:
     client = scope.get("client") or ("unknown", 0)
     return client_key(client[0])
+
+
+def request_client_hash(scope: MutableMapping[str, Any]) -> str:
+    """``hashed_key`` of the request's client key, under the app's ``SECRET_KEY``."""
+    return hashed_key(request_client_key(scope), scope["app"].state.settings.secret_key)
 
 
 class TokenBuckets:
@@ -137,9 +146,11 @@ class SharedBuckets:
         kind: str,
         per_second: float,
         burst: int,
+        secret: str,
         clock: Callable[[], float] = time.time,  # wall time: the processes share it
     ) -> None:
         self.engine: Engine = sessions.kw["bind"]
+        self.secret = secret
         self.kind = kind
         self.per_second = per_second
         self.burst = burst
@@ -148,7 +159,7 @@ class SharedBuckets:
     def take(self, key: str) -> float:
         """0 when allowed; otherwise the seconds to wait before the next request."""
         now = self.clock()
-        values = {"kind": self.kind, "key": hashed_key(key[:MAX_KEY]), "now": now}
+        values = {"kind": self.kind, "key": hashed_key(key[:MAX_KEY], self.secret), "now": now}
         values |= {"rate": float(self.per_second), "full": float(self.burst)}
         with self.engine.begin() as db:
             if db.execute(_TAKE, values).first() is not None:
@@ -251,14 +262,18 @@ class Limiter:
     """The token buckets of every kind of limited request, keyed by client."""
 
     def __init__(
-        self, limits: dict[str, Limit] | None = None, sessions: sessionmaker[Session] | None = None
+        self,
+        limits: dict[str, Limit] | None = None,
+        sessions: sessionmaker[Session] | None = None,
+        secret: str = "",
     ) -> None:
-        """With ``sessions``, the ``SHARED_KINDS`` are counted in the database."""
+        """With ``sessions``, the ``SHARED_KINDS`` are counted in the database, keyed by
+        ``hashed_key`` under ``secret`` (the site's ``SECRET_KEY``)."""
         limits = limits if limits is not None else DEFAULT_LIMITS
         self.buckets: dict[str, TokenBuckets | SharedBuckets] = {}
         for name, limit in limits.items():
             if sessions is not None and name in SHARED_KINDS:
-                self.buckets[name] = SharedBuckets(sessions, name, limit.per_second, limit.burst)
+                self.buckets[name] = SharedBuckets(sessions, name, limit.per_second, limit.burst, secret)
             else:
                 self.buckets[name] = TokenBuckets(limit.per_second, limit.burst)
 

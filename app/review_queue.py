@@ -64,10 +64,10 @@ def review_worker_start() -> None:
 
 def asker(request: Request) -> Waiting:
     """Who asks (the player's token hash, if any) and from where (the hashed address)."""
-    from app.rate_limits import hashed_key, request_client_key
+    from app.rate_limits import request_client_hash
     from app.web import viewer_hash
 
-    return Waiting("", viewer_hash(request) or "", hashed_key(request_client_key(request.scope)))
+    return Waiting("", viewer_hash(request) or "", request_client_hash(request.scope))
 
 
 def check_review_quota(db: Session, who: Waiting | None) -> None:

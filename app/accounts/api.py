@@ -35,7 +35,7 @@ from app.accounts.schemas import (
 from app.accounts.service import AccountService, SignedIn, Unauthorized
 from app.db import read_session
 from app.models import Account
-from app.rate_limits import hashed_key, request_client_key
+from app.rate_limits import request_client_hash
 from app.ratings.api import ratings_of
 from app.services.tokens import token_hash
 from app.texts import N_
@@ -62,7 +62,7 @@ def account_data(request: Request) -> AccountData:
 
 def client(request: Request) -> str:
     """The address's rate-limit key, hashed (no address is stored)."""
-    return hashed_key(request_client_key(request.scope))
+    return request_client_hash(request.scope)
 
 
 def guest_hash(request: Request) -> str | None:

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field, StrictBool
 
 from app.accounts.api import SESSION, me
 from app.challenges.service import DECLINE_REASONS, ChallengeService
-from app.rate_limits import hashed_key, request_client_key
+from app.rate_limits import request_client_hash
 from app.schemas import Strict, TimeControlBody, documented
 
 router = APIRouter(prefix="/api", tags=["challenges"])
@@ -123,7 +123,7 @@ def create_challenge(body: ChallengeCreate, request: Request) -> dict[str, Any]:
         control,
         body.rated,
         body.side,
-        client_key=hashed_key(request_client_key(request.scope)),
+        client_key=request_client_hash(request.scope),
     )
 
 

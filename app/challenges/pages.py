@@ -15,7 +15,7 @@ from app.challenges.api import service
 from app.challenges.service import DECLINE_REASONS
 from app.forms import form_time_control
 from app.models import Account
-from app.rate_limits import hashed_key, request_client_key
+from app.rate_limits import request_client_hash
 from app.services import clocks as timing
 from app.services.errors import ServiceError
 from app.texts import N_
@@ -126,7 +126,7 @@ def challenge_form(
             control,
             rated == "true",
             side,
-            client_key=hashed_key(request_client_key(request.scope)),
+            client_key=request_client_hash(request.scope),
         )
     except ServiceError as exc:
         return _page(request, exc.status_code, localized(request, exc))

@@ -24,7 +24,7 @@ from app.chat.schemas import (
     refusals,
 )
 from app.chat.service import ChatService, Viewer
-from app.rate_limits import hashed_key, request_client_key
+from app.rate_limits import request_client_hash
 from app.web import ensure_player, language, viewer_hash
 
 router = APIRouter(prefix="/api", tags=["chat"])
@@ -49,7 +49,7 @@ def viewer(request: Request, hash_: str | None = None) -> Viewer:
     return Viewer(
         hash=hash_ if hash_ is not None else viewer_hash(request),
         account=signed_in(request),
-        client=hashed_key(request_client_key(request.scope)),
+        client=request_client_hash(request.scope),
     )
 
 

@@ -11,7 +11,7 @@ from app.accounts.identity import signed_in
 from app.matches.service import MatchService
 from app.matches.view import state_of
 from app.models import Match
-from app.rate_limits import hashed_key, request_client_key
+from app.rate_limits import request_client_hash
 from app.ratings.wiring import check_rated
 from app.schemas import (
     READ_REFUSALS,
@@ -114,7 +114,7 @@ def create_match(body: MatchCreate, request: Request, response: Response) -> dic
         computer_level=level,
         time_control=control,
         position=body.position,
-        client_key=hashed_key(request_client_key(request.scope)),
+        client_key=request_client_hash(request.scope),
         rated=body.rated,
     )
     assert change.seat is not None

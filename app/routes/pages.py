@@ -25,7 +25,7 @@ from app.forms import (
 from app.learn.puzzle_service import daily_puzzles
 from app.matches.service import MatchService
 from app.models import HealthProbe
-from app.rate_limits import hashed_key, request_client_key
+from app.rate_limits import request_client_hash, request_client_key
 from app.ratings.pages import ratings_for
 from app.ratings.wiring import check_rated
 from app.services import clocks as timing
@@ -46,7 +46,7 @@ NO_STORE = {"Cache-Control": "no-store"}
 
 def client_key(request: Request) -> str:
     """A hash of this client's rate-limit key, stored with what it creates."""
-    return hashed_key(request_client_key(request.scope))
+    return request_client_hash(request.scope)
 
 
 def check_create_limit(request: Request) -> None:

@@ -14,7 +14,7 @@ import games
 from app.accounts.identity import signed_in
 from app.db import read_session
 from app.fanout import sse_message
-from app.rate_limits import hashed_key, request_client_key
+from app.rate_limits import request_client_hash
 from app.ratings.api import current_rating
 from app.ratings.rules import category_of
 from app.ratings.wiring import check_rated
@@ -79,7 +79,7 @@ def create_seek(body: SeekCreate, request: Request, response: Response) -> dict[
         body.rating_range,
         name,
         owner,
-        client_key=hashed_key(request_client_key(request.scope)),
+        client_key=request_client_hash(request.scope),
         rating=rating,
     )
     return placed.as_dict()

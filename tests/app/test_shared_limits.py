@@ -5,6 +5,7 @@ PostgreSQL (the second CI run)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 import time
 from collections.abc import Iterator
@@ -18,7 +19,7 @@ from sqlalchemy import select
 
 from app.config import Settings
 from app.main import create_app
-from app.models import RateBucket
+from app.models import Match, RateBucket
 from app.rate_limits import DEFAULT_LIMITS, SharedBuckets, TokenBuckets, hashed_key
 from app.services.cleanup import BUCKETS_KEPT, Cleanup
 from tests.app.conftest import database_url
@@ -76,7 +77,7 @@ def test_the_database_buckets_count_as_the_memory_ones(tmp_path: Path) -> None:
     with two_processes(tmp_path) as (one, _other):
         sessions = one.app.state.sessions  # type: ignore[attr-defined]
         now = [1_000_000.0]
-        shared = SharedBuckets(sessions, "test", per_second=2.0, burst=3, clock=lambda: now[0])
+        shared = SharedBuckets(sessions, "test", per_second=2.0, burst=3, secret="s", clock=lambda: now[0])
         memory = TokenBuckets(per_second=2.0, burst=3, clock=lambda: now[0])
         rng = random.Random(28)
         refused = 0
@@ -93,18 +94,39 @@ def test_a_bucket_holds_no_address_and_goes_once_full(tmp_path: Path) -> None:
     with two_processes(tmp_path) as (one, _other):
         app = one.app
         sessions = app.state.sessions  # type: ignore[attr-defined]
-        buckets = SharedBuckets(sessions, "create", per_second=0.5, burst=20)
+        buckets = SharedBuckets(sessions, "create", per_second=0.5, burst=20, secret="test-secret")
         assert buckets.take("198.51.100.7") == 0.0
         buckets.clock = lambda: time.time() - BUCKETS_KEPT.total_seconds() - 60  # an old one
         assert buckets.take("203.0.113.9") == 0.0
         with sessions() as db:
             rows = {(row.kind, row.key) for row in db.scalars(select(RateBucket))}
-        assert ("create", hashed_key("198.51.100.7")) in rows
+        assert ("create", hashed_key("198.51.100.7", "test-secret")) in rows
         assert not any("198.51.100" in key or "203.0.113" in key for _kind, key in rows)
 
         swept = Cleanup(app.state.matches).run_once()  # type: ignore[attr-defined]
         assert swept.buckets >= 1
         with sessions() as db:
             left = {row.key for row in db.scalars(select(RateBucket))}
-        assert hashed_key("203.0.113.9") not in left
-        assert hashed_key("198.51.100.7") in left
+        assert hashed_key("203.0.113.9", "test-secret") not in left
+        assert hashed_key("198.51.100.7", "test-secret") in left
+
+
+def test_what_is_stored_of_an_address_cannot_be_undone_without_the_secret(tmp_path: Path) -> None:
+    """A plain hash of an IPv4 address is undone by hashing all 2³² of them: what a
+    match and a bucket keep is an HMAC under the site's SECRET_KEY, the same in every
+    process of the site and another under another key."""
+    with two_processes(tmp_path) as (one, other):
+        created = one.post("/api/matches", json={"game": "morris", "name": "A", "side": "first"})
+        assert created.status_code == 201, created.text
+        one.post("/api/session", json={"username": "nobody", "password": "x" * 12})
+        other.post("/api/session", json={"username": "nobody", "password": "x" * 12})
+        sessions = one.app.state.sessions  # type: ignore[attr-defined]
+        with sessions() as db:
+            match = db.get(Match, created.json()["id"])
+            assert match is not None
+            keys = {row.key for row in db.scalars(select(RateBucket))}
+        address = "testclient"  # what the test client's requests come from
+        plain = hashlib.sha256(address.encode()).hexdigest()[:32]
+        assert match.client_key == hashed_key(address, "test-secret") != plain
+        assert keys == {hashed_key(address, "test-secret")}  # one bucket row per kind, both processes'
+        assert hashed_key(address, "another-secret") != match.client_key
