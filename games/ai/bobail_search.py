@@ -162,6 +162,8 @@ class BobailSearcher:
         self.history: dict[tuple[int, int, bool], int] = {}
         self.path: dict[int, int] = {}
         self.earlier: dict[int, int] = {}
+        #: With an ``rng``: the seed of the root's one shuffle (see ``search``).
+        self.root_seed: int | None = None
         for state in history:
             key = _key(*masks(state))
             self.earlier[key] = self.earlier.get(key, 0) + 1
@@ -264,6 +266,9 @@ class BobailSearcher:
             return self.evaluate(mine, theirs, neutron, white, stops, ply), None
 
         safe = [stop for stop in stops if not away >> stop & 1]
+        shuffle = None if ply or self.root_seed is None else random.Random(self.root_seed).shuffle
+        if shuffle is not None:
+            shuffle(safe)  # the sorts below are stable: equal moves keep this order
         nearer = _NEARER[white]
         safe.sort(key=nearer.__getitem__, reverse=True)
         if table_move is not None and table_move[0] in safe:
@@ -287,6 +292,8 @@ class BobailSearcher:
                             slides.append((square, end))
                 if not slides:
                     continue  # not a move: no electron of the mover's can follow it
+                if shuffle is not None:
+                    shuffle(slides)
                 moved = True
                 if _refuted(after, stop, mine, away, slides):
                     # Whatever electron follows, the other side slides the Neutron home.
@@ -371,13 +378,16 @@ def search(
     As ``games.ai.search.search`` for Bobail: nothing for a finished position, a
     stop at a proved result, ``stop``, ``max_nodes`` and ``deadline``
     (``time.monotonic``) drop the unfinished depth.
-    ``rng`` is accepted for the same call shape; ties go to the first move found.
+    ``rng``, when given, shuffles the root's moves, the same way at every depth, so
+    that equally scored moves are chosen at random but reproducibly (as the generic
+    search does); without it, ties go to the first move found.
     """
-    del rng
     mine, theirs, neutron, white = masks(state)
     if (1 << neutron) & (_WHITE_HOME | _BLACK_HOME):
         return
     searcher = BobailSearcher(history, stop, max_nodes, deadline)
+    if rng is not None:
+        searcher.root_seed = rng.getrandbits(64)
     score = 0
     for depth in range(1, max_depth + 1):
         try:

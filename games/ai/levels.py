@@ -317,7 +317,7 @@ def searched(
         own = own_search_options(options)
         last = None
         for last in module.search(
-            state, search_depth(game, state, level), history=history, deadline=deadline, **own
+            state, search_depth(game, state, level), history=history, deadline=deadline, rng=rng, **own
         ):
             finished[0] = last.depth
         if last is None:  # stopped before depth 1 finished: depth 1 is quick

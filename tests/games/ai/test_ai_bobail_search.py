@@ -158,3 +158,20 @@ def test_the_master_uses_it_and_a_node_budget_repeats() -> None:
         GAME, open_game, evaluation_for("bobail"), 64, max_nodes=30_000, aspiration=25, reductions=True
     )
     assert first[1]["depth"] > generic.depth
+
+
+def test_the_master_varies_its_openings_with_the_seed_and_repeats_each_seed() -> None:
+    # The start is symmetric left to right, so mirrored moves score alike: without a
+    # shuffle of the root the master opened every game the same way, and a player
+    # could replay one winning line against it forever.
+    start = GAME.format_position(GAME.initial())
+    played = {seed: choose_move("bobail", start, 5, seed=seed, nodes=5_000)[0] for seed in range(12)}
+    assert len(set(played.values())) >= 2, played
+    assert all(choose_move("bobail", start, 5, seed=seed, nodes=5_000)[0] == played[seed] for seed in (0, 4))
+    # Whatever the shuffle, the search finds the same best score.
+    scores = set()
+    for seed in range(4):
+        *_, last = bobail_search.search(GAME.initial(), 3, rng=random.Random(seed))
+        scores.add(last.score)
+    *_, plain = bobail_search.search(GAME.initial(), 3)
+    assert scores == {plain.score}
