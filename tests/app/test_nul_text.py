@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy.exc import DataError
 from starlette.requests import Request
 
-from app.main import refusal
+from app.errors import refusal
 
 
 def test_a_passkey_answer_for_a_ceremony_id_with_nul_is_refused(alice: TestClient) -> None:
