@@ -37,6 +37,8 @@ class Broker:
         #: Called with a match's id as its changed count is told here (app.pg_events
         #: tells the other processes); on this broker's event loop, so it must not block.
         self.on_count: Callable[[str], None] | None = None
+        #: The process is stopping: every event stream ends (``close_streams``).
+        self.closing = False
 
     def publish(self, match_id: str, version: int) -> None:
         """Tell every subscriber of ``match_id``; safe to call from any thread."""
@@ -51,6 +53,22 @@ class Broker:
             # RuntimeError: that subscriber's loop is already closed.
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(_deliver, queues, version)
+
+    def close_streams(self) -> None:
+        """Ends every event stream of this process: ``closing`` is set and each
+        subscriber woken (with ``WATCHERS``, which tells nothing by itself), so each
+        stream sees it and ends, its browser reconnecting (with ``Last-Event-ID``) to a
+        process still serving. Safe from a signal handler and any thread
+        (app/draining.py)."""
+        self.closing = True
+        with self._lock:
+            targets = [entry for entries in self._subscribers.values() for entry in entries]
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Queue[int]]] = defaultdict(list)
+        for loop, queue, _spectator in targets:
+            by_loop[loop].append(queue)
+        for loop, queues in by_loop.items():
+            with contextlib.suppress(RuntimeError):  # that loop is already closed
+                loop.call_soon_threadsafe(_deliver, queues, WATCHERS)
 
     def spectators(self, match_id: str) -> int:
         """Open event streams on ``match_id`` from browsers without a seat in it."""

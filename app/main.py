@@ -28,6 +28,7 @@ from app.computer import ComputerWorker
 from app.config import ROOT, Settings
 from app.db import make_engine, make_sessionmaker
 from app.deadlines import DeadlineWorker
+from app.draining import streams_end_on_exit
 from app.errors import install_error_handlers, refusal, render_server_error
 from app.events import Broker
 from app.heartbeat import Heartbeat
@@ -95,7 +96,8 @@ def create_app(settings: Settings | None = None, clock: Callable[[], datetime] |
             for worker in mail_wiring.workers(app):
                 await worker.start()
             try:
-                yield
+                with streams_end_on_exit(app.state.broker.close_streams):
+                    yield
             finally:
                 for worker in mail_wiring.workers(app):
                     await worker.stop()

@@ -147,6 +147,15 @@ class PgBroker:
         its own transaction by other means (the move path's pipeline)."""
         return CHANNEL, encode(match_id, version)
 
+    @property
+    def closing(self) -> bool:
+        """This process is stopping: its event streams end (``Broker.close_streams``)."""
+        return self.local.closing
+
+    def close_streams(self) -> None:
+        """Ends this process's event streams; the other processes' go on."""
+        self.local.close_streams()
+
     def spectators(self, match_id: str) -> int:
         """Event streams on ``match_id`` without a seat, in every process."""
         with self._lock:

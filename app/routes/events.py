@@ -229,7 +229,7 @@ async def match_events(
                 event = _event(version, ply, status)
                 yield event + await live_view(version) if push_view else event
             quiet_since = time.monotonic()
-            while True:
+            while not broker.closing:  # the process is stopping: the page reconnects elsewhere
                 ping_at = quiet_since + settings.sse_ping_seconds
                 look_at = notes.next_at() if notes is not None else None
                 if look_at is not None and look_at <= time.monotonic():
@@ -249,6 +249,8 @@ async def match_events(
                     yield b": keep-alive\n\n"
                     quiet_since = time.monotonic()
                     continue
+                if broker.closing:
+                    return
                 if version < 0:
                     # On PostgreSQL a line said in this process is heard twice (told
                     # here, then its NOTIFY): one event a line is enough.

@@ -143,7 +143,7 @@ async def seek_events(seek_id: str, request: Request) -> StreamingResponse:
     async def stream() -> AsyncIterator[bytes]:
         async with broker.subscribe(broker_key(seek_id)) as queue:
             yield f"retry: {retry}\n\n".encode()
-            while True:
+            while not broker.closing:  # the process is stopping: the page reconnects elsewhere
                 await run_in_threadpool(seeks.seen, seek_id)
                 status, match_id = await run_in_threadpool(seeks.status_of, seek_id, viewer)
                 if status == "paired":
