@@ -101,18 +101,6 @@ class Safety:
             if found is not None:
                 db.delete(found)
 
-    def blocked_names(self, blocker: str | None) -> list[str]:
-        if blocker is None:
-            return []
-        with self.sessions() as db:
-            rows = db.scalars(
-                select(Account.username)
-                .join(ChatBlock, ChatBlock.blocked_id == Account.id)
-                .where(ChatBlock.blocker == blocker)
-                .order_by(Account.username_key)
-            )
-            return list(rows)
-
     # ------------------------------------------------------------------ reports
 
     def report(self, viewer: Viewer, username: str, reason: str, line_id: int | None) -> dict[str, Any]:

@@ -87,10 +87,6 @@ class Reads(Core):
                 "timing": {"away": away},
             }
 
-    def is_seated(self, match_id: str, token_hash: str | None) -> bool:
-        """Whether the browser holding ``token_hash`` has a seat in the match (404 if no match)."""
-        return self.seat_id_of(match_id, token_hash) is not None
-
     def seat_id_of(self, match_id: str, token_hash: str | None) -> int | None:
         """The id of the seat the browser holding ``token_hash`` has, if any (404 if no match)."""
         with reading(self.engine) as conn:

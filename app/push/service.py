@@ -115,12 +115,6 @@ class PushService:
             rows = db.scalars(select(PushSubscription).where(PushSubscription.token_hash == token_hash))
             return [{"endpoint": s.endpoint, "lang": s.lang} for s in rows]
 
-    def langs_of(self, token_hash: str) -> set[str]:
-        with self.sessions() as db:
-            return set(
-                db.scalars(select(PushSubscription.lang).where(PushSubscription.token_hash == token_hash))
-            )
-
     def queue(self, token_hash: str, write: Callable[[str], Push]) -> int:
         """Queue one push to each subscription of the player, written in its language."""
         with self.sessions.begin() as db:

@@ -20,9 +20,8 @@ from app.matches.lifecycle import build_match
 from app.matches.model import computer_name
 from app.matches.service import MatchService
 from app.models import Account, LadderRun, Match, Seat
-from app.services.errors import Forbidden, NotFound
+from app.services.errors import NotFound
 from app.services.names import clean_name
-from app.services.tokens import same
 from app.texts import N_
 
 GAME = "bashni"
@@ -99,10 +98,6 @@ class LadderService:
             if run is None:
                 raise NotFound(N_("there is no ladder run %(id)s"), id=repr(run_id))
             return run
-
-    def check_owner(self, run: LadderRun, token_hash: str | None) -> None:
-        if not same(run.token_hash, token_hash):
-            raise Forbidden(N_("this run belongs to another browser"))
 
     def games_of(self, run_id: str) -> list[Match]:
         with self.sessions() as db:
