@@ -13,6 +13,8 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app.config import Settings
 from app.main import create_app
@@ -337,3 +339,55 @@ def test_a_seeks_event_streams_count_against_the_per_client_cap(tmp_path: Path) 
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+RATINGS = st.sampled_from([None, 1200, 1500, 1800])
+BOUNDS = st.sampled_from([None, 1300, 1500, 1600])
+WISHES = st.builds(
+    Wish,
+    game=st.sampled_from(["morris", "bobail"]),
+    time_control=st.sampled_from(["", "5+3"]),
+    rated=st.booleans(),
+    owner=st.sampled_from(["o1", "o2", "o3"]),
+    rating=RATINGS,
+    range_min=BOUNDS,
+    range_max=BOUNDS,
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(waiting=st.lists(WISHES, max_size=6), mine=WISHES)
+def test_the_sql_pairs_with_the_oldest_seek_the_pure_rule_admits(
+    app: FastAPI, waiting: list[Wish], mine: Wish
+) -> None:
+    """``_partner_query`` (what pairs) against ``pairing.compatible`` (the rule as written):
+    over random seeks, the partner found is the oldest waiting one the rule admits."""
+    service = SeekService(app.state.sessions, app.state.matches, lambda *_: None, app.state.matches.clock)
+    moment = service.clock()
+
+    def row(ident: str, wish: Wish, age: int) -> Seek:
+        return Seek(
+            id=ident,
+            game=wish.game,
+            time_control=wish.time_control,
+            rated=wish.rated,
+            needs_presence=False,
+            rating=wish.rating,
+            range_min=wish.range_min,
+            range_max=wish.range_max,
+            name=ident,
+            token_hash=wish.owner,
+            status="waiting",
+            created_at=moment - timedelta(seconds=100 - age),
+            last_seen_at=moment,
+            expires_at=moment + CORRESPONDENCE_LIFETIME,
+        )
+
+    expected = next((f"s{i}" for i, wish in enumerate(waiting) if compatible(mine, wish)), None)
+    with app.state.sessions() as db:
+        db.add_all(row(f"s{i}", wish, i) for i, wish in enumerate(waiting))
+        db.flush()
+        found = db.scalars(service._partner_query(row("new", mine, 99), moment)).first()
+        partner = found.id if found else None
+        db.rollback()  # nothing stays for the next example
+    assert partner == expected
