@@ -32,6 +32,7 @@ def server(tmp_path: Path) -> Iterator[LiveServer]:
     live.stop()
 
 
+@pytest.mark.slow  # about 150 s: started first (tests/conftest.py)
 def test_schemathesis_cli_finds_no_failure(server: LiveServer) -> None:
     st = Path(sys.executable).with_name("st")
     result = subprocess.run(
