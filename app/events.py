@@ -44,15 +44,7 @@ class Broker:
         """Tell every subscriber of ``match_id``; safe to call from any thread."""
         with self._lock:
             targets = list(self._subscribers.get(match_id, ()))
-        # One wake-up per event loop, not per subscriber: a thousand watchers of a match
-        # cost one hand-over to their loop, which then fills their queues.
-        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Queue[int]]] = defaultdict(list)
-        for loop, queue, _spectator in targets:
-            by_loop[loop].append(queue)
-        for loop, queues in by_loop.items():
-            # RuntimeError: that subscriber's loop is already closed.
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(_deliver, queues, version)
+        _wake(targets, version)
 
     def close_streams(self) -> None:
         """Ends every event stream of this process: ``closing`` is set and each
@@ -63,12 +55,7 @@ class Broker:
         self.closing = True
         with self._lock:
             targets = [entry for entries in self._subscribers.values() for entry in entries]
-        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Queue[int]]] = defaultdict(list)
-        for loop, queue, _spectator in targets:
-            by_loop[loop].append(queue)
-        for loop, queues in by_loop.items():
-            with contextlib.suppress(RuntimeError):  # that loop is already closed
-                loop.call_soon_threadsafe(_deliver, queues, WATCHERS)
+        _wake(targets, WATCHERS)
 
     def spectators(self, match_id: str) -> int:
         """Open event streams on ``match_id`` from browsers without a seat in it."""
@@ -140,6 +127,19 @@ class Negating(asyncio.Queue[int]):
 def _watching(subscribers: Iterable[tuple[object, object, bool]]) -> int:
     """How many of a key's subscribers watch unseated (spectators)."""
     return sum(1 for _loop, _queue, spectator in subscribers if spectator)
+
+
+def _wake(targets: Iterable[tuple[asyncio.AbstractEventLoop, asyncio.Queue[int], bool]], value: int) -> None:
+    """Puts ``value`` in each subscriber's queue, from any thread. One wake-up per event
+    loop, not per subscriber: a thousand watchers of a match cost one hand-over to their
+    loop, which then fills their queues."""
+    by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Queue[int]]] = defaultdict(list)
+    for loop, queue, _spectator in targets:
+        by_loop[loop].append(queue)
+    for loop, queues in by_loop.items():
+        # RuntimeError: that subscriber's loop is already closed.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_deliver, queues, value)
 
 
 def _deliver(queues: list[asyncio.Queue[int]], version: int) -> None:
