@@ -6,7 +6,7 @@ import json
 import re
 import threading
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import httpx
@@ -219,6 +219,26 @@ def test_the_waiting_creator_is_told_the_moment_it_pairs(
         assert bob.get(f"/api/seeks/{waiting['id']}/events").status_code == 404
 
 
+def waiting_seek(ident: str, wish: Wish, created_at: datetime, moment: datetime) -> Seek:
+    """A waiting seek's row, alive at ``moment``, made of what the pairing rule reads."""
+    return Seek(
+        id=ident,
+        game=wish.game,
+        time_control=wish.time_control,
+        rated=wish.rated,
+        needs_presence=False,
+        rating=wish.rating,
+        range_min=wish.range_min,
+        range_max=wish.range_max,
+        name=ident,
+        token_hash=wish.owner,
+        status="waiting",
+        created_at=created_at,
+        last_seen_at=moment,
+        expires_at=moment + CORRESPONDENCE_LIFETIME,
+    )
+
+
 def test_the_rating_ranges_hold_both_ways_in_sql(app: FastAPI, alice: TestClient) -> None:
     service = SeekService(app.state.sessions, app.state.matches, lambda *_: None, app.state.matches.clock)
     moment = service.clock()
@@ -226,22 +246,8 @@ def test_the_rating_ranges_hold_both_ways_in_sql(app: FastAPI, alice: TestClient
     made = iter(range(100))
 
     def row(ident: str, owner: str, rating: int | None, low: int | None, high: int | None) -> Seek:
-        return Seek(
-            id=ident,
-            game="morris",
-            time_control="",
-            rated=True,
-            needs_presence=False,
-            rating=rating,
-            range_min=low,
-            range_max=high,
-            name=ident,
-            token_hash=owner,
-            status="waiting",
-            created_at=moment + timedelta(seconds=next(made)),
-            last_seen_at=moment,
-            expires_at=moment + CORRESPONDENCE_LIFETIME,
-        )
+        wish = Wish("morris", "", True, owner, rating, low, high)
+        return waiting_seek(ident, wish, moment + timedelta(seconds=next(made)), moment)
 
     with app.state.sessions.begin() as db:
         db.add_all(
@@ -366,22 +372,7 @@ def test_the_sql_pairs_with_the_oldest_seek_the_pure_rule_admits(
     moment = service.clock()
 
     def row(ident: str, wish: Wish, age: int) -> Seek:
-        return Seek(
-            id=ident,
-            game=wish.game,
-            time_control=wish.time_control,
-            rated=wish.rated,
-            needs_presence=False,
-            rating=wish.rating,
-            range_min=wish.range_min,
-            range_max=wish.range_max,
-            name=ident,
-            token_hash=wish.owner,
-            status="waiting",
-            created_at=moment - timedelta(seconds=100 - age),
-            last_seen_at=moment,
-            expires_at=moment + CORRESPONDENCE_LIFETIME,
-        )
+        return waiting_seek(ident, wish, moment - timedelta(seconds=100 - age), moment)
 
     expected = next((f"s{i}" for i, wish in enumerate(waiting) if compatible(mine, wish)), None)
     with app.state.sessions() as db:
